@@ -1,0 +1,44 @@
+# perflab: `make book` builds the HTML book (reference runs; no Docker needed);
+# `make test` sets up everything on a fresh machine and runs the tests (labs live, book build).
+PY      ?= python3
+VENV    := .venv
+VPY     := $(VENV)/bin/python
+PERFLAB := scripts/perflab
+
+.PHONY: setup system venv images book test test-fast clean check-clean bench
+setup: system venv images
+
+system:
+	bash scripts/setup-system.sh
+
+venv: $(VENV)/.installed
+$(VENV)/.installed: requirements.lock pyproject.toml
+	test -x $(VPY) || $(PY) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q -r requirements.lock
+	$(VPY) -m pip install -q --no-deps -e .
+	touch $@
+
+images: system venv
+	$(PERFLAB) images
+
+book: venv
+	$(PERFLAB) book-config --check
+	$(PERFLAB) book-config >/dev/null
+	$(VENV)/bin/jupyter-book build --warningiserror --keep-going . 
+	@echo "book: _build/html/index.html"
+
+test: setup
+	$(VENV)/bin/pytest -v -rs
+
+test-fast: venv
+	$(VENV)/bin/pytest -v -rs -m "not docker and not slow"
+
+clean:
+	$(PERFLAB) clean
+
+check-clean:
+	$(PERFLAB) clean --check
+
+bench: setup
+	$(VPY) benchmarks/bench_pipeline.py --container perflab/fio:1

@@ -1,0 +1,169 @@
+"""The `perflab` command (scripts/perflab from the repository root; no environment to activate).
+
+    perflab labs                          the labs, their parameters and presets
+    perflab run LAB [--preset P] [-p k=v] run a lab; the last line printed is the run directory
+    perflab heatmap LOG... [--html OUT] [--csv OUT]
+    perflab clean [--check] [--run ID]    remove what runs left behind (labelled or recorded only)
+    perflab doctor                        what this machine can run
+    perflab images [NAME...]              build the lab images
+    perflab book-config [--check]         regenerate _config.yml and _toc.yml from book.toml
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import manifest as manifest_mod
+
+
+def _labs(m, args) -> int:
+    from .params import allowed
+
+    for lab in m.labs.values():
+        if args.lab and lab.name != args.lab:
+            continue
+        print(f"{lab.name}: {lab.title}")
+        print(f"  chapter: {m.chapter(lab.chapter).file}   requires: {', '.join(lab.requires) or '-'}")
+        print(f"  presets: " + "; ".join(f"{p} ({', '.join(f'{k}={v}' for k, v in kv.items()) or 'defaults'})"
+                                        for p, kv in lab.presets.items()))
+        print("  parameters:")
+        for p in lab.params.values():
+            print(f"    {p.name} (default {p.default}): {p.help}")
+            print(f"        allowed: {allowed(p)}")
+        print()
+    return 0
+
+
+def _run(m, args) -> int:
+    from . import runner
+
+    try:
+        return runner.run(m, args.lab, args.preset, args.param or [], record=args.record, quiet=args.quiet)
+    except runner.Refused as e:
+        print(f"perflab run {args.lab}: refused, nothing was created:\n{e}", file=sys.stderr)
+        return runner.EXIT_REFUSED
+    except manifest_mod.ManifestError as e:
+        print(f"perflab run: {e}", file=sys.stderr)
+        return runner.EXIT_REFUSED
+
+
+def _heatmap(m, args) -> int:
+    from . import heatmap
+
+    try:
+        hm = heatmap.render(args.logs, html=args.html, csv=args.csv, col_s=args.col,
+                            linear_ns=int(args.linear_us * 1000) if args.linear_us else None, title=args.title)
+    except (OSError, ValueError) as e:
+        print(f"perflab heatmap: {e}", file=sys.stderr)
+        return 2
+    print(f"{hm.total} I/Os in {hm.counts.shape[0]} columns x {hm.counts.shape[1]} latency buckets", file=sys.stderr)
+    return 0
+
+
+def _clean(m, args) -> int:
+    from . import resources
+
+    if args.check:
+        left = resources.leftovers(m.root, include_active=args.force)
+        for x in left:
+            print(x)
+        if left:
+            print(f"perflab clean --check: {len(left)} object(s) left behind; `scripts/perflab clean` removes them",
+                  file=sys.stderr)
+            return 1
+        print("perflab clean --check: nothing left behind", file=sys.stderr)
+        return 0
+    done, failed = resources.clean(m.root, args.run, force=args.force)
+    for f in failed:
+        print(f"could not remove: {f}", file=sys.stderr)
+    print(f"perflab clean: {len(done)} run(s) checked" + (f", {len(failed)} failure(s)" if failed else ""),
+          file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _doctor(m, args) -> int:
+    from . import doctor
+
+    found = doctor.probes()
+    print("machine:")
+    for p in found.values():
+        print(f"  [{'ok' if p.ok else '--'}] {p.name}: {p.detail}")
+    print("labs:")
+    bad = 0
+    for name, (ok, why) in doctor.lab_status(m, found).items():
+        bad += not ok
+        print(f"  [{'ok' if ok else 'no'}] {name}: {why}")
+    return 1 if bad else 0
+
+
+def _images(m, args) -> int:
+    from . import images
+
+    for name, iid in images.build(m, args.names or None).items():
+        print(f"{name}: {m.images[name].tag} {iid}")
+    return 0
+
+
+def _book_config(m, args) -> int:
+    from . import jbconfig
+
+    if args.check:
+        d = jbconfig.drift(m)
+        if d:
+            print(f"out of date with book.toml: {', '.join(d)} (run scripts/perflab book-config)", file=sys.stderr)
+            return 1
+        return 0
+    for p in jbconfig.write(m):
+        print(p.relative_to(m.root))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="perflab", description="Runnable storage-performance labs.")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("labs", help="list the labs and their parameters")
+    p.add_argument("lab", nargs="?")
+    p.set_defaults(fn=_labs)
+    p = sub.add_parser("run", help="run a lab")
+    p.add_argument("lab")
+    p.add_argument("--preset", default="smoke", help="smoke (about a minute) or full (the real reproduction)")
+    p.add_argument("-p", "--param", action="append", metavar="KEY=VALUE", help="override a parameter")
+    p.add_argument("--record", action="store_true", help="keep this run as the chapter's reference run")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary on stderr")
+    p.set_defaults(fn=_run)
+    p = sub.add_parser("heatmap", help="latency heat map from fio per-I/O or histogram logs")
+    p.add_argument("logs", nargs="+")
+    p.add_argument("--html")
+    p.add_argument("--csv")
+    p.add_argument("--col", type=float, default=1.0, help="column width in seconds (default 1)")
+    p.add_argument("--linear-us", type=float, help="linear latency buckets of this width (us) instead of log-linear")
+    p.add_argument("--title")
+    p.set_defaults(fn=_heatmap)
+    p = sub.add_parser("clean", help="remove what runs left behind")
+    p.add_argument("--check", action="store_true", help="only list leftovers; exit 1 if any")
+    p.add_argument("--run", help="only this run id")
+    p.add_argument("--force", action="store_true", help="also runs whose runner is still alive")
+    p.set_defaults(fn=_clean)
+    p = sub.add_parser("doctor", help="what this machine can run")
+    p.set_defaults(fn=_doctor)
+    p = sub.add_parser("images", help="build the lab images")
+    p.add_argument("names", nargs="*")
+    p.set_defaults(fn=_images)
+    p = sub.add_parser("book-config", help="regenerate the Jupyter Book configuration from book.toml")
+    p.add_argument("--check", action="store_true")
+    p.set_defaults(fn=_book_config)
+    return ap
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        m = manifest_mod.load()
+    except manifest_mod.ManifestError as e:
+        print(f"perflab: {e}", file=sys.stderr)
+        return 2
+    return args.fn(m, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""Build the lab images from containers/ (ordinary Dockerfiles, FROM debian:bookworm-slim).
+
+When no registry answers, scripts/bootstrap-base-image.sh makes the base image locally
+(debootstrap, then `docker import` under the same tag) and the same Dockerfiles build on top.
+Also reports what is inside an image for provenance (its id and fio's version).
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from .manifest import Manifest
+
+BASE = "debian:bookworm-slim"
+
+
+def docker_bin() -> str:
+    # Debian's docker.io client matches Debian's engine; a client elsewhere on PATH may not.
+    return "/usr/bin/docker" if Path("/usr/bin/docker").exists() else "docker"
+
+
+def ensure_base(root: Path) -> None:
+    subprocess.run(["bash", str(root / "scripts" / "bootstrap-base-image.sh"), BASE], check=True,
+                   env={**_env(), "DOCKER": docker_bin()})
+
+
+def _env():
+    import os
+
+    return dict(os.environ)
+
+
+def build(m: Manifest, names: list[str] | None = None, quiet: bool = True) -> dict[str, str]:
+    """Build the named images (default: all). Returns {name: image id}."""
+    ensure_base(m.root)
+    out = {}
+    for name, im in m.images.items():
+        if names and name not in names:
+            continue
+        print(f"image {name} ({im.tag}): building from {im.dockerfile.relative_to(m.root)}", file=sys.stderr)
+        cmd = [docker_bin(), "build", "-t", im.tag, "-f", str(im.dockerfile),
+               "--label", "org.perflab.image=" + name, str(im.context)]
+        r = subprocess.run(cmd, capture_output=quiet, text=True)
+        if r.returncode != 0:
+            tail = "\n".join(((r.stdout or "") + (r.stderr or "")).splitlines()[-30:])
+            raise RuntimeError(f"docker build of {im.tag} failed:\n{tail}")
+        out[name] = image_id(im.tag)
+    return out
+
+
+def image_id(tag: str) -> str | None:
+    r = subprocess.run([docker_bin(), "image", "inspect", "-f", "{{.Id}}", tag], capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+def missing(m: Manifest, names: list[str]) -> list[str]:
+    return [m.images[n].tag for n in names if image_id(m.images[n].tag) is None]
+
+
+def fio_version(tag: str) -> str | None:
+    r = subprocess.run([docker_bin(), "run", "--rm", "--network", "none", "--label",
+                        "org.perflab.owner=perflab", "--label", "org.perflab.run=probe", tag,
+                        "fio", "--version"], capture_output=True, text=True, timeout=120)
+    return r.stdout.strip() if r.returncode == 0 else None

@@ -1,0 +1,189 @@
+"""Read book.toml, the project's single manifest: book metadata, chapters, labs, images.
+
+Everything else (the Jupyter Book configuration, `perflab labs`, parameter validation, image
+builds) is derived from what this module returns. Explained in the book's front page
+(chapters/index.md, "How the book is built").
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+MANIFEST = "book.toml"
+
+
+class ManifestError(ValueError):
+    """book.toml is missing something or contradicts itself."""
+
+
+def project_root(start: Path | None = None) -> Path:
+    """The directory holding book.toml: $PERFLAB_ROOT, else the first parent of `start`
+    (default: the working directory), else the checkout this package was loaded from."""
+    env = os.environ.get("PERFLAB_ROOT")
+    if env:
+        return Path(env).resolve()
+    here = (start or Path.cwd()).resolve()
+    for d in (here, *here.parents):
+        if (d / MANIFEST).is_file():
+            return d
+    pkg_parent = Path(__file__).resolve().parent.parent
+    if (pkg_parent / MANIFEST).is_file():
+        return pkg_parent
+    raise ManifestError(f"no {MANIFEST} in {here} or its parents; set PERFLAB_ROOT")
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str  # int, float, bool, choice, size, duration, intlist, str
+    default: object
+    help: str = ""
+    min: object = None  # literal (same type) or the name of another parameter
+    max: object = None
+    choices: tuple = ()
+    multiple_of: object = None
+
+
+@dataclass(frozen=True)
+class Image:
+    name: str
+    tag: str
+    context: Path
+    dockerfile: Path
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Chapter:
+    id: str
+    title: str
+    file: Path
+    lab: str | None = None
+
+
+@dataclass
+class Lab:
+    name: str
+    title: str
+    chapter: str
+    module_path: Path
+    jobs_dir: Path | None
+    images: list[str]
+    requires: list[str]
+    description: str
+    params: dict[str, Param]
+    presets: dict[str, dict[str, object]]
+    disk: dict[str, float] = field(default_factory=dict)
+
+    def load_module(self) -> ModuleType:
+        """Import the lab's module (labs/<name>/lab.py) under the name `perflab_lab_<name>`."""
+        modname = "perflab_lab_" + self.name.replace("-", "_")
+        spec = importlib.util.spec_from_file_location(modname, self.module_path)
+        if spec is None or spec.loader is None:
+            raise ManifestError(f"lab {self.name}: cannot import {self.module_path}")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+
+
+@dataclass
+class Manifest:
+    root: Path
+    book: dict
+    budget: dict
+    chapters: list[Chapter]
+    labs: dict[str, Lab]
+    images: dict[str, Image]
+
+    def lab(self, name: str) -> Lab:
+        if name not in self.labs:
+            import difflib
+
+            near = difflib.get_close_matches(name, list(self.labs), n=1)
+            hint = f"; did you mean '{near[0]}'?" if near else ""
+            raise ManifestError(f"unknown lab '{name}'{hint} (labs: {', '.join(sorted(self.labs))})")
+        return self.labs[name]
+
+    def chapter(self, cid: str) -> Chapter:
+        for c in self.chapters:
+            if c.id == cid:
+                return c
+        raise ManifestError(f"unknown chapter '{cid}'")
+
+
+_PARAM_KEYS = {"type", "default", "help", "min", "max", "choices", "multiple_of"}
+_TYPES = {"int", "float", "bool", "choice", "size", "duration", "intlist", "str"}
+
+
+def load(root: Path | None = None) -> Manifest:
+    root = root or project_root()
+    path = root / MANIFEST
+    with open(path, "rb") as f:
+        raw = tomllib.load(f)
+    book = raw.get("book", {})
+    for key in ("title", "author"):
+        if key not in book:
+            raise ManifestError(f"{path}: [book] needs '{key}'")
+    images = {}
+    for name, im in raw.get("images", {}).items():
+        ctx = root / im["context"]
+        images[name] = Image(name, im["tag"], ctx, ctx / im.get("dockerfile", "Dockerfile"),
+                             im.get("description", ""))
+    chapters = []
+    for c in raw.get("chapters", []):
+        chapters.append(Chapter(c["id"], c["title"], Path(c["file"]), c.get("lab")))
+    labs = {}
+    for name, lb in raw.get("labs", {}).items():
+        params = {}
+        for pname, p in lb.get("params", {}).items():
+            extra = set(p) - _PARAM_KEYS
+            if extra:
+                raise ManifestError(f"lab {name} parameter {pname}: unknown keys {sorted(extra)}")
+            if p.get("type") not in _TYPES:
+                raise ManifestError(f"lab {name} parameter {pname}: type must be one of {sorted(_TYPES)}")
+            if "default" not in p:
+                raise ManifestError(f"lab {name} parameter {pname}: needs a default")
+            params[pname] = Param(pname, p["type"], p["default"], p.get("help", ""), p.get("min"),
+                                  p.get("max"), tuple(p.get("choices", ())), p.get("multiple_of"))
+        presets = {k: dict(v) for k, v in lb.get("presets", {}).items()}
+        for req in ("smoke", "full"):
+            if req not in presets:
+                raise ManifestError(f"lab {name}: needs a '{req}' preset")
+        labs[name] = Lab(
+            name=name, title=lb.get("title", name), chapter=lb["chapter"],
+            module_path=root / lb["module"], jobs_dir=(root / lb["jobs"]) if "jobs" in lb else None,
+            images=list(lb.get("images", [])), requires=list(lb.get("requires", [])),
+            description=lb.get("description", ""), params=params, presets=presets,
+            disk={k: float(v) for k, v in lb.get("disk", {}).items()},
+        )
+    m = Manifest(root, book, raw.get("budget", {}), chapters, labs, images)
+    _check(m)
+    return m
+
+
+def _check(m: Manifest) -> None:
+    ids = [c.id for c in m.chapters]
+    if len(set(ids)) != len(ids):
+        raise ManifestError("chapter ids must be unique")
+    for c in m.chapters:
+        if not (m.root / c.file).is_file():
+            raise ManifestError(f"chapter {c.id}: {c.file} does not exist")
+        if c.lab and c.lab not in m.labs:
+            raise ManifestError(f"chapter {c.id}: lab {c.lab} is not defined")
+    for lab in m.labs.values():
+        if lab.chapter not in ids:
+            raise ManifestError(f"lab {lab.name}: chapter {lab.chapter} is not in [[chapters]]")
+        for im in lab.images:
+            if im not in m.images:
+                raise ManifestError(f"lab {lab.name}: image {im} is not defined in [images]")
+        for p in lab.disk:
+            if p not in lab.params:
+                raise ManifestError(f"lab {lab.name}: disk names unknown parameter {p}")
+        for pname, preset in lab.presets.items():
+            for k in preset:
+                if k not in lab.params:
+                    raise ManifestError(f"lab {lab.name}: preset {pname} sets unknown parameter {k}")

@@ -1,0 +1,225 @@
+"""`perflab run LAB`: validate, make the run directory, execute the lab's notebook with papermill,
+show progress, and always give back what the run created.
+
+Order of work, and why:
+1. Parameters are resolved and validated against book.toml; a refusal exits 2 before anything exists.
+2. Requirements are checked (Docker engine, images; missing images are built).
+3. The run directory gets owner.json, run.json (status incomplete) and the notebook's input.
+4. papermill runs in its own session (Ctrl-C in the terminal reaches only this process). On SIGINT
+   or SIGTERM the runner interrupts the kernel (the lab's context managers clean up), waits, then
+   kills what is left by PID, and removes everything labelled or recorded for the run.
+5. run.json gets its final status: complete, failed (the notebook raised), or incomplete
+   (interrupted). The last line on stdout is the run directory.
+Exit codes: 0 complete with every check passed, 1 a check failed, 2 refused parameters or unmet
+requirement, 3 the run failed, 130 interrupted.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from . import images, params as params_mod, progress, provenance, resources
+from .manifest import Lab, Manifest
+from .record import RunRecord
+from .session import create_run
+
+EXIT_OK, EXIT_CHECK, EXIT_REFUSED, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+KILL_GRACE_S = 60
+
+
+class Refused(Exception):
+    """Parameters or requirements refused before anything was created (exit code 2)."""
+
+
+def validate(m: Manifest, lab: Lab, preset: str, overrides: list[str]) -> dict:
+    try:
+        return params_mod.resolve(lab, preset, overrides, m.budget,
+                                  params_mod.free_space(resources.runs_root(m.root)))
+    except params_mod.ParamError as e:
+        raise Refused(str(e)) from None
+
+
+def check_requirements(m: Manifest, lab: Lab) -> None:
+    if "docker" in lab.requires and resources.docker_client() is None:
+        raise Refused(f"lab {lab.name} needs a Docker engine and none answers; `make setup` installs "
+                      "and starts one (see `scripts/perflab doctor`)")
+
+
+def notebook_input(m: Manifest, lab: Lab, run_dir: Path) -> Path:
+    import jupytext
+
+    chapter = m.chapter(lab.chapter)
+    nb = jupytext.read(m.root / chapter.file)
+    dst = run_dir / "notebook.input.ipynb"
+    jupytext.write(nb, dst)
+    return dst
+
+
+class _Interrupt:
+    def __init__(self):
+        self.signum = None
+
+    def __call__(self, signum, frame):
+        if self.signum is not None and signum == signal.SIGINT:
+            print("\nperflab: second interrupt: stopping now", file=sys.stderr)
+        self.signum = signum
+
+
+def _kernel_pids(run_dir: Path) -> list[tuple[int, int | None]]:
+    return [(int(e["id"]), e.get("start_time")) for e in resources.Ledger(run_dir).open_entries()
+            if e["kind"] == "process" and e.get("what") == "notebook kernel"]
+
+
+def _stop(proc: subprocess.Popen, run_dir: Path, stop: _Interrupt) -> None:
+    """Interrupt the kernel (KeyboardInterrupt in the running cell: the lab cleans up), then wait
+    for papermill; past the grace period kill papermill and the kernel by PID."""
+    for pid, st in _kernel_pids(run_dir):
+        if resources.process_alive(pid, st):
+            os.kill(pid, signal.SIGINT)
+    t_end = time.time() + KILL_GRACE_S
+    while proc.poll() is None and time.time() < t_end:
+        time.sleep(0.2)
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: bool = False,
+        quiet: bool = False) -> int:
+    lab = m.lab(lab_name)
+    values = validate(m, lab, preset, overrides)
+    check_requirements(m, lab)
+    missing = images.missing(m, lab.images)
+    if missing:
+        print(f"perflab: building missing images {', '.join(missing)}", file=sys.stderr)
+        images.build(m, lab.images)
+
+    run_dir = create_run(m, lab, preset, values)
+    rec = RunRecord(run_dir)
+    rec.provenance(images={n: {"tag": m.images[n].tag, "id": images.image_id(m.images[n].tag)}
+                           for n in lab.images})
+    started = time.time()
+    stop = _Interrupt()
+    old = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    status, error, rc = "failed", None, EXIT_FAILED
+    proc = None
+    try:
+        nb_in = notebook_input(m, lab, run_dir)
+        nb_out = run_dir / "notebook.ipynb"
+        pfile = run_dir / "papermill-params.json"
+        pfile.write_text(json.dumps({"run": preset, "params": params_mod.describe(values, lab),
+                                     "run_dir": str(run_dir)}))
+        cmd = [sys.executable, "-m", "papermill", str(nb_in), str(nb_out), "-f", str(pfile),
+               "--cwd", str(run_dir), "--no-progress-bar", "--log-level", "ERROR",
+               "--kernel", "python3"]
+        with open(run_dir / "papermill.log", "w") as plog:
+            proc = subprocess.Popen(cmd, stdout=plog, stderr=subprocess.STDOUT, start_new_session=True,
+                                    cwd=m.root, env={**os.environ, "PERFLAB_ROOT": str(m.root)})
+        resources.Ledger(run_dir).record_process(proc.pid, "papermill")
+        tty = sys.stderr.isatty() and not quiet
+        last_print = 0.0
+        while proc.poll() is None:
+            if stop.signum is not None:
+                print(f"\nperflab: {signal.Signals(stop.signum).name}: interrupting the lab and "
+                      "cleaning up", file=sys.stderr)
+                _stop(proc, run_dir, stop)
+                break
+            now = time.time()
+            line = progress.status_line(progress.read(run_dir), started, now)
+            if tty:
+                print(f"\r\033[K{lab.name}: {line}", end="", file=sys.stderr, flush=True)
+            elif not quiet and now - last_print >= 15:
+                print(f"{lab.name}: {line}", file=sys.stderr, flush=True)
+                last_print = now
+            time.sleep(0.5)
+        if tty:
+            print(file=sys.stderr)
+        if stop.signum is not None:
+            status, rc, error = "incomplete", EXIT_INTERRUPTED, f"interrupted by {signal.Signals(stop.signum).name}"
+        elif proc.returncode == 0:
+            status, rc = "complete", EXIT_OK
+        else:
+            status, rc = "failed", EXIT_FAILED
+            error = _notebook_error(run_dir)
+    except BaseException as e:  # noqa: BLE001 - the record must say what happened
+        status = "incomplete" if isinstance(e, KeyboardInterrupt) else "failed"
+        rc = EXIT_INTERRUPTED if isinstance(e, KeyboardInterrupt) else EXIT_FAILED
+        error = f"{type(e).__name__}: {e}"
+        if proc is not None and proc.poll() is None:
+            _stop(proc, run_dir, stop)
+    finally:
+        failed = resources.clean_run(run_dir, resources.docker_client())
+        if failed:
+            error = (error + "; " if error else "") + "cleanup failed for: " + ", ".join(failed)
+        rec.provenance(ended=provenance.now_iso(), duration_s=round(time.time() - started, 1))
+        doc = rec.set_status(status, error)
+        for s, h in old.items():
+            signal.signal(s, h)
+    (run_dir / resources.OWNER).unlink(missing_ok=True)
+    failed_checks = [c["name"] for c in doc.get("checks", []) if not c["passed"]]
+    _summary(doc, run_dir, quiet)
+    if rc == EXIT_OK and failed_checks:
+        rc = EXIT_CHECK
+    if rc == EXIT_OK and record:
+        dst = record_reference(m, lab, run_dir)
+        print(f"perflab: recorded as the reference run in {dst.relative_to(m.root)}", file=sys.stderr)
+    print(run_dir)
+    return rc
+
+
+def _notebook_error(run_dir: Path) -> str:
+    log = (run_dir / "papermill.log")
+    text = log.read_text(errors="replace") if log.exists() else ""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    return "notebook failed: " + " | ".join(lines[-6:]) if lines else "notebook failed"
+
+
+def _summary(doc: dict, run_dir: Path, quiet: bool) -> None:
+    if quiet:
+        return
+    out = sys.stderr
+    print(f"{doc['lab']} ({doc.get('preset')}): {doc['status']}" + (f" - {doc['error']}" if doc.get("error") else ""),
+          file=out)
+    for k, v in doc.get("metrics", {}).items():
+        print(f"  {k} = {v}", file=out)
+    for c in doc.get("checks", []):
+        print(f"  [{'pass' if c['passed'] else 'FAIL'}] {c['name']}: {c['value']} (expected {c['expected']})", file=out)
+
+
+# Files a reference run keeps: the raw data the chapter recomputes everything from, compactly.
+REFERENCE_SKIP = {"notebook.input.ipynb", "papermill-params.json", resources.OWNER, ".run.lock",
+                  "papermill.log", "progress.jsonl"}
+
+
+def record_reference(m: Manifest, lab: Lab, run_dir: Path) -> Path:
+    """Copy a completed run to data/reference/<lab>/: raw fio data and provenance, without the
+    executed notebook and figures (the book regenerates them); large text logs are gzipped."""
+    import gzip
+
+    dst = m.root / "data" / "reference" / lab.name
+    tmp = dst.with_name(dst.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    for src in sorted(run_dir.rglob("*")):
+        rel = src.relative_to(run_dir)
+        if src.is_dir() or rel.name in REFERENCE_SKIP or rel.parts[0] == "figures" or rel.name == "notebook.ipynb":
+            continue
+        out = tmp / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if src.suffix == ".log" and src.stat().st_size > 64 * 1024:
+            with open(src, "rb") as fi, gzip.open(str(out) + ".gz", "wb", compresslevel=9) as fo:
+                shutil.copyfileobj(fi, fo)
+        else:
+            shutil.copy2(src, out)
+    shutil.rmtree(dst, ignore_errors=True)
+    tmp.rename(dst)
+    return dst

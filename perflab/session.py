@@ -1,0 +1,198 @@
+"""The notebook's handle on one lab run: what a chapter calls.
+
+    s = session.open("heatmaps", run=run, params=params, run_dir=run_dir)
+    s.execute()                      # live: runs the lab (containers, fio); reference: nothing
+    hm = heatmap.from_lat_log(s.path("fio", "both_clat.1.log"))
+    s.metric(p50_ratio=...); s.check("bands separated", ok, value, ">= 10")
+    s.figure(fig, "heatmap")         # saved under figures/ and displayed
+    s.finish()                       # check table; in reference mode a failed check fails the build
+
+`run="reference"` reads the run recorded under data/reference/<lab>/ (no Docker needed); a preset
+name runs the lab live. In both modes every figure and check is computed from the raw data.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from pathlib import Path
+
+from . import manifest as manifest_mod
+from . import params as params_mod
+from . import progress, provenance, resources
+from .record import RunRecord
+
+REFERENCE = "reference"
+
+
+class CheckFailed(AssertionError):
+    pass
+
+
+class Session:
+    def __init__(self, m: manifest_mod.Manifest, lab: manifest_mod.Lab, mode: str, preset: str | None,
+                 values: dict, data_dir: Path, record: RunRecord | None):
+        self.manifest = m
+        self.lab = lab
+        self.mode = mode  # "reference" or "live"
+        self.preset = preset
+        self.params = values
+        self.data_dir = Path(data_dir)
+        self.record = record
+        self.checks: list[dict] = []
+        self.metrics: dict = {}
+        self.ledger = resources.Ledger(self.data_dir) if mode == "live" else None
+        self.run_id = self.data_dir.name
+        self._plan: list[tuple[str, float]] = []
+        self._t0 = time.time()
+        self.owns_run = False
+
+    # -- where things are --
+    @property
+    def live(self) -> bool:
+        return self.mode == "live"
+
+    def path(self, *parts) -> Path:
+        return self.data_dir.joinpath(*parts)
+
+    def reference_dir(self) -> Path:
+        return self.manifest.root / "data" / "reference" / self.lab.name
+
+    def reference(self) -> "Session | None":
+        """The recorded reference run, for comparison beside a live run (None if not recorded)."""
+        if not (self.reference_dir() / "run.json").exists():
+            return None
+        return open(self.lab.name, run=REFERENCE, root=self.manifest.root)
+
+    def module(self):
+        return self.lab.load_module()
+
+    # -- running --
+    def execute(self) -> None:
+        """Run the lab (live mode): the lab module's `run(session)` does the work."""
+        if not self.live:
+            return
+        mod = self.module()
+        self._plan = list(mod.plan(self.params)) if hasattr(mod, "plan") else []
+        if self._plan:
+            progress.append(self.data_dir, {"event": "plan", "plan": self._plan})
+            total = sum(p[1] for p in self._plan)
+            print(f"{self.lab.name} ({self.preset}): {len(self._plan)} phases, expected ~{total:.0f} s")
+        mod.run(self)
+
+    @contextlib.contextmanager
+    def phase(self, name: str, expected_s: float | None = None):
+        """Mark a phase: progress in the terminal (via perflab run) and in the notebook."""
+        idx = next((i for i, p in enumerate(self._plan) if p[0] == name), None)
+        if expected_s is None and idx is not None:
+            expected_s = self._plan[idx][1]
+        t = time.time()
+        progress.append(self.data_dir, {"event": "start", "phase": name, "index": idx, "expected_s": expected_s})
+        events = progress.read(self.data_dir)
+        print(progress.status_line(events, self._t0, t), flush=True)
+        if self.record:
+            self.record.phase(name, t, None, expected_s)
+        try:
+            yield
+        finally:
+            t2 = time.time()
+            progress.append(self.data_dir, {"event": "end", "phase": name})
+            if self.record:
+                self.record.phase(name, t, t2, expected_s)
+            print(f"  {name}: done in {t2 - t:.1f} s", flush=True)
+
+    def provenance(self, **kv) -> None:
+        if self.record:
+            self.record.provenance(**kv)
+
+    # -- results --
+    def metric(self, **kv) -> None:
+        self.metrics.update(kv)
+        if self.record:
+            self.record.metric(**kv)
+
+    def check(self, name: str, passed: bool, value, expected: str) -> bool:
+        item = {"name": name, "passed": bool(passed), "value": value, "expected": expected}
+        self.checks = [c for c in self.checks if c["name"] != name] + [item]
+        if self.record:
+            self.record.check(name, passed, value, expected)
+        return bool(passed)
+
+    def figure(self, fig, name: str):
+        """Save a plotly figure under figures/ (live runs) and return it for display."""
+        if self.live:
+            d = self.path("figures")
+            d.mkdir(exist_ok=True)
+            fig.write_html(d / f"{name}.html", include_plotlyjs="directory", full_html=True)
+        from .figures import show
+
+        return show(fig)
+
+    def finish(self):
+        """Show the checks; in reference mode a failed check raises (the book must not claim what
+        its data does not show). In live mode the runner turns a failed check into its exit code."""
+        import pandas as pd
+
+        df = pd.DataFrame(self.checks, columns=["name", "passed", "value", "expected"])
+        failed = [c["name"] for c in self.checks if not c["passed"]]
+        if self.ledger:
+            # The kernel is about to finish: it is no longer a process to reclaim.
+            self.ledger.release("process", str(os.getpid()))
+        if self.owns_run:
+            # Run from a notebook by hand: nobody else will close the record or clean up.
+            self.record.provenance(ended=provenance.now_iso())
+            self.record.set_status("complete")
+            resources.clean_run(self.data_dir, resources.docker_client())
+        if failed and not self.live:
+            raise CheckFailed(f"reference run fails its checks: {', '.join(failed)}")
+        return df
+
+
+def _new_run_dir(root: Path, lab: str) -> Path:
+    base = resources.runs_root(root)
+    base.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    d = base / f"{lab}-{stamp}-{os.urandom(3).hex()}"
+    d.mkdir()
+    return d
+
+
+def create_run(m: manifest_mod.Manifest, lab: manifest_mod.Lab, preset: str, values: dict,
+               owner: bool = True) -> Path:
+    """Make a run directory and its first run.json (status incomplete). Parameters are already valid."""
+    d = _new_run_dir(m.root, lab.name)
+    if owner:
+        resources.write_owner(d)
+    RunRecord(d).create({
+        "run_id": d.name, "lab": lab.name, "preset": preset, "params": values,
+        "params_text": params_mod.describe(values, lab),
+        "provenance": {**provenance.collect(m.root), "started": provenance.now_iso()},
+    })
+    return d
+
+
+def open(lab: str, run: str = REFERENCE, params: dict | None = None, run_dir: str | None = None,
+         root: Path | None = None) -> Session:  # noqa: A001 - the chapters read `session.open(...)`
+    m = manifest_mod.load(root)
+    lb = m.lab(lab)
+    if run == REFERENCE:
+        d = m.root / "data" / "reference" / lab
+        if not (d / "run.json").exists():
+            raise FileNotFoundError(f"no reference run for lab {lab} under {d}; record one with "
+                                    f"`scripts/perflab run {lab} --preset full --record`")
+        doc = json.loads((d / "run.json").read_text())
+        values = params_mod.resolve(lb, None, doc.get("params_text", {}))
+        return Session(m, lb, "reference", doc.get("preset"), values, d, None)
+    if run_dir:  # started by `perflab run`: the run directory and run.json exist
+        d = Path(run_dir)
+        doc = RunRecord(d).read()
+        values = params_mod.resolve(lb, None, doc["params_text"])
+    else:  # run live from a notebook by hand: validate here, then make a run directory
+        values = params_mod.resolve(lb, run, params or {}, m.budget,
+                                    params_mod.free_space(resources.runs_root(m.root)))
+        d = create_run(m, lb, run, values)
+    s = Session(m, lb, "live", run, values, d, RunRecord(d))
+    s.owns_run = not run_dir
+    s.ledger.record_process(os.getpid(), "notebook kernel")
+    return s

@@ -1,0 +1,40 @@
+"""Shared fixtures. Tests that need Docker are marked `docker` and skip, saying why, when no engine
+answers; `make test` sets the engine up first, so in CI they run."""
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+
+
+@pytest.fixture(scope="session")
+def manifest():
+    from perflab import manifest as m
+
+    return m.load(ROOT)
+
+
+@pytest.fixture(scope="session")
+def docker_ok():
+    from perflab import resources
+
+    if resources.docker_client() is None:
+        pytest.skip("needs a Docker engine (make setup starts one)")
+    return True
+
+
+@pytest.fixture
+def artifacts(request):
+    """A per-test directory that keeps evidence (commands, outputs) after the test."""
+    d = ARTIFACTS / request.node.name.replace("/", "_").replace("[", "-").replace("]", "")
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    return d
+
+
+def perflab_cmd(*args, timeout=900, **kw):
+    return subprocess.run([str(ROOT / "scripts" / "perflab"), *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, **kw)

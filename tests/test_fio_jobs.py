@@ -1,0 +1,56 @@
+"""fio job files: the shipped ones run on their own, parameters are applied by rewriting options
+(never ${VAR}), and the rendering keeps the file valid for fio."""
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from perflab import fio
+
+ROOT = Path(__file__).resolve().parent.parent
+JOBS = sorted(ROOT.glob("labs/*/jobs/*.fio"))
+
+
+def test_there_are_job_files():
+    assert JOBS
+
+
+@pytest.mark.parametrize("path", JOBS, ids=[p.name for p in JOBS])
+def test_job_file_header_and_no_expansion(path):
+    text = path.read_text()
+    assert "${" not in text
+    header = [ln for ln in text.splitlines() if ln.startswith(";")]
+    assert len(header) >= 2, "a job file starts with a comment saying what it does"
+    assert fio.JobFile.parse(text).jobs()
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="needs fio on the host")
+@pytest.mark.parametrize("path", JOBS, ids=[p.name for p in JOBS])
+def test_job_file_parses_in_fio(path):
+    r = subprocess.run(["fio", "--parse-only", str(path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_dollar_expansion_refused():
+    with pytest.raises(fio.JobFileError, match="x.fio:3.*expansion"):
+        fio.JobFile.parse("[global]\nrw=read\nsize=${SIZE}\n[a]\n", "x.fio")
+
+
+def test_apply_and_render(tmp_path):
+    jf = fio.JobFile.parse("; header\n[global]\nbs=4k\ntime_based\n[a]\nwrite_lat_log=a\n[b]\ndirect=1\n")
+    jf.apply({"global": {"bs": 8192, "time_based": False, "runtime": 5}, "a": {"write_lat_log": None,
+                                                                                "write_hist_log": "a"}})
+    text = jf.text()
+    assert "bs=8192" in text and "time_based" not in text and "runtime=5" in text
+    assert "write_lat_log" not in text and "write_hist_log=a" in text
+    assert text.startswith("; header\n")
+    again = fio.JobFile.parse(text)
+    assert again.get("global", "bs") == "8192" and again.jobs() == ["a", "b"]
+    with pytest.raises(fio.JobFileError, match="no section"):
+        jf.set("c", "bs", 1)
+
+
+def test_garbage_line_refused():
+    with pytest.raises(fio.JobFileError, match="x.fio:2"):
+        fio.JobFile.parse("[global]\n= nothing\n", "x.fio")

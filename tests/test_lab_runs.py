@@ -1,0 +1,141 @@
+"""Labs run for real (fio in Docker, through papermill), refuse bad parameters before creating
+anything, and leave nothing behind: after success, after SIGTERM or SIGINT, and after SIGKILL
+followed by `perflab clean`. Evidence (commands, outputs) is kept under test-artifacts/."""
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, perflab_cmd
+from perflab import resources
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+LABS = ["heatmaps"]
+
+
+def run_dirs():
+    base = ROOT / "data" / "runs"
+    return set(base.iterdir()) if base.exists() else set()
+
+
+def labelled():
+    return resources.docker_objects(resources.docker_client())
+
+
+def keep(artifacts, name, proc_or_text):
+    text = proc_or_text if isinstance(proc_or_text, str) else (
+        f"$ {' '.join(map(str, proc_or_text.args))}\nexit {proc_or_text.returncode}\n"
+        f"--- stdout\n{proc_or_text.stdout}\n--- stderr\n{proc_or_text.stderr}")
+    (artifacts / name).write_text(text)
+
+
+def assert_nothing_left(artifacts):
+    r = perflab_cmd("clean", "--check")
+    keep(artifacts, "clean-check.txt", r)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert labelled() == []
+
+
+def test_bad_parameter_refused_before_anything_exists(docker_ok, artifacts):
+    before, objs = run_dirs(), labelled()
+    r = perflab_cmd("run", "heatmaps", "--preset", "smoke", "-p", "runtime=2h", "-p", "bs=1000", "-p", "colour=red")
+    keep(artifacts, "refused.txt", r)
+    assert r.returncode == 2
+    for words in ("runtime=2h", "above the maximum 30m", "bs=1000B", "multiple of 512B", "unknown parameter 'colour'",
+                  "nothing was created"):
+        assert words in r.stderr
+    assert run_dirs() == before and labelled() == objs
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_smoke_run_completes_with_checks_and_provenance(docker_ok, artifacts, lab):
+    r = perflab_cmd("run", lab, "--preset", "smoke")
+    keep(artifacts, "run.txt", r)
+    run_dir = Path(r.stdout.strip().splitlines()[-1])
+    doc = json.loads((run_dir / "run.json").read_text())
+    keep(artifacts, "run.json", json.dumps(doc, indent=2))
+    assert r.returncode == 0, r.stderr
+    assert doc["status"] == "complete" and doc["lab"] == lab and doc["preset"] == "smoke"
+    assert doc["checks"] and all(c["passed"] for c in doc["checks"]), doc["checks"]
+    assert all(set(c) == {"name", "passed", "value", "expected"} for c in doc["checks"])
+    prov = doc["provenance"]
+    for key in ("git_sha", "git_dirty", "fio_version", "images", "kernel", "cpu", "started", "ended"):
+        assert prov.get(key) is not None, key
+    assert prov["fio_version"].startswith("fio-")
+    assert all(v["id"].startswith("sha256:") for v in prov["images"].values())
+    assert doc["metrics"]
+    assert (run_dir / "notebook.ipynb").is_file() and list((run_dir / "figures").glob("*.html"))
+    assert list((run_dir / "fio").glob("*.fio")) and list((run_dir / "fio").glob("*.json"))
+    assert not (run_dir / resources.OWNER).exists()
+    assert_nothing_left(artifacts)
+
+
+def _start(lab, *extra):
+    return subprocess.Popen([str(ROOT / "scripts" / "perflab"), "run", lab, "--preset", "smoke", *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+
+
+def _wait_for_containers(run_ids_before, timeout=240):
+    """Until a container of a new run is up (the lab is mid-run)."""
+    t_end = time.time() + timeout
+    while time.time() < t_end:
+        new = [o for o in labelled() if o[0] == "container" and o[2] and o[2] not in run_ids_before]
+        if new:
+            return new[0][2]
+        time.sleep(0.5)
+    raise AssertionError("no lab container appeared")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_interrupted_run_cleans_up_and_is_marked_incomplete(docker_ok, artifacts, sig):
+    before = {p.name for p in run_dirs()}
+    p = _start("heatmaps", "-p", "runtime=120s")
+    run_id = _wait_for_containers(before)
+    time.sleep(2)
+    p.send_signal(sig)
+    out, err = p.communicate(timeout=180)
+    keep(artifacts, "interrupted.txt", f"exit {p.returncode}\n--- stdout\n{out}\n--- stderr\n{err}")
+    assert p.returncode == 130
+    run_dir = ROOT / "data" / "runs" / run_id
+    assert out.strip().splitlines()[-1] == str(run_dir)
+    doc = json.loads((run_dir / "run.json").read_text())
+    assert doc["status"] == "incomplete" and "interrupted" in doc["error"]
+    assert any(ph["name"] == "fio" for ph in doc["phases"])  # it kept what it had collected
+    assert [e for e in resources.Ledger(run_dir).open_entries()] == []
+    assert_nothing_left(artifacts)
+
+
+def test_sigkill_then_clean_removes_what_is_labelled_or_recorded(docker_ok, artifacts):
+    before = {p.name for p in run_dirs()}
+    p = _start("heatmaps", "-p", "runtime=120s")
+    run_id = _wait_for_containers(before)
+    p.kill()
+    p.communicate(timeout=30)
+    check = perflab_cmd("clean", "--check")
+    keep(artifacts, "check-before-clean.txt", check)
+    assert check.returncode == 1 and run_id in check.stdout  # the leftovers are seen
+    r = perflab_cmd("clean")
+    keep(artifacts, "clean.txt", r)
+    assert r.returncode == 0, r.stderr
+    run_dir = ROOT / "data" / "runs" / run_id
+    for e in [json.loads(x) for x in (run_dir / "resources.jsonl").read_text().splitlines()]:
+        if e["kind"] == "process" and e["op"] == "create":
+            assert not resources.process_alive(int(e["id"]), e.get("start_time"))
+    assert json.loads((run_dir / "run.json").read_text())["status"] == "incomplete"
+    assert_nothing_left(artifacts)
+
+
+def test_clean_leaves_unlabelled_objects_alone(docker_ok, artifacts):
+    """`perflab clean` removes only what is perflab's: a volume without our labels survives."""
+    client = resources.docker_client()
+    v = client.volumes.create("perflab-test-not-ours")
+    try:
+        r = perflab_cmd("clean")
+        assert r.returncode == 0
+        assert client.volumes.get("perflab-test-not-ours")
+    finally:
+        v.remove(force=True)
