@@ -23,10 +23,7 @@ images: system venv
 	$(PERFLAB) images
 
 book: venv
-	$(PERFLAB) book-config --check
-	$(PERFLAB) book-config >/dev/null
-	$(VENV)/bin/jupyter-book build --warningiserror --keep-going . 
-	@echo "book: _build/html/index.html"
+	$(PERFLAB) book
 
 test: setup
 	$(VENV)/bin/pytest -v -rs

@@ -6,6 +6,7 @@
     perflab clean [--check] [--run ID]    remove what runs left behind (labelled or recorded only)
     perflab doctor                        what this machine can run
     perflab images [NAME...]              build the lab images
+    perflab book [--run PRESET] [--out DIR] build the HTML book
     perflab book-config [--check]         regenerate _config.yml and _toc.yml from book.toml
 """
 from __future__ import annotations
@@ -118,6 +119,32 @@ def _book_config(m, args) -> int:
     return 0
 
 
+def _book(m, args) -> int:
+    import os
+    import subprocess
+    from pathlib import Path
+
+    from . import jbconfig
+
+    d = jbconfig.drift(m)
+    if d:
+        print(f"out of date with book.toml: {', '.join(d)} (run scripts/perflab book-config)", file=sys.stderr)
+        return 1
+    jbconfig.write(m)
+    env = dict(os.environ, PERFLAB_ROOT=str(m.root))
+    if args.run != "reference":
+        env["PERFLAB_BOOK_RUN"] = args.run
+    jb = Path(sys.executable).with_name("jupyter-book")
+    cmd = [str(jb), "build", str(m.root), "--warningiserror", "--keep-going"]
+    if args.out:
+        cmd += ["--path-output", args.out]
+    r = subprocess.run(cmd, env=env, cwd=m.root)
+    out = Path(args.out or m.root) / "_build" / "html" / "index.html"
+    if r.returncode == 0:
+        print(out)
+    return r.returncode
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="perflab", description="Runnable storage-performance labs.")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -149,6 +176,10 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("images", help="build the lab images")
     p.add_argument("names", nargs="*")
     p.set_defaults(fn=_images)
+    p = sub.add_parser("book", help="build the HTML book (chapters render their reference runs)")
+    p.add_argument("--run", default="reference", help="reference (default), or a preset to run every lab live")
+    p.add_argument("--out", help="build under this directory instead of the repository root")
+    p.set_defaults(fn=_book)
     p = sub.add_parser("book-config", help="regenerate the Jupyter Book configuration from book.toml")
     p.add_argument("--check", action="store_true")
     p.set_defaults(fn=_book_config)

@@ -178,10 +178,17 @@ def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: b
 
 
 def _notebook_error(run_dir: Path) -> str:
-    log = (run_dir / "papermill.log")
-    text = log.read_text(errors="replace") if log.exists() else ""
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    return "notebook failed: " + " | ".join(lines[-6:]) if lines else "notebook failed"
+    """The exception the notebook raised (its last line in papermill's log), else the log's tail."""
+    import re
+
+    log = run_dir / "papermill.log"
+    lines = [ln.rstrip() for ln in log.read_text(errors="replace").splitlines()] if log.exists() else []
+    exc = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Za-z_]\w*(?:Error|Exception|Failed|Interrupt|Exit)\b:?")
+    for ln in reversed(lines):
+        if exc.match(ln):
+            return "notebook failed: " + ln[:500]
+    tail = [ln for ln in lines if ln.strip()][-3:]
+    return "notebook failed" + (": " + " | ".join(tail) if tail else "") + f" (see {log.name})"
 
 
 def _summary(doc: dict, run_dir: Path, quiet: bool) -> None:

@@ -1,0 +1,309 @@
+"""Benchmark of the heat-map pipeline and of fio's logging overhead (prints figures; not a test).
+
+Chapter: "Reading latency heat maps" (chapters/heatmaps.md) quotes these figures.
+
+    .venv/bin/python benchmarks/bench_pipeline.py [--events 20000000] [--rounds 3]
+                                                  [--fio-runtime 5] [--container IMAGE]
+
+1. Writes a synthetic fio per-I/O latency log (6-field form, 60 s of I/O) of --events lines
+   in a temporary directory.
+2. perflab.heatmap.from_lat_log on it, best of 3: events/s and MB/s of log on disk
+   (the file is in the page cache: this measures parsing and binning, not the disk), and
+   the same for a naive pandas.read_csv + numpy.histogram2d baseline; both must produce
+   the same counts.
+3. Peak memory of the heat-map step relative to the log's size (method printed).
+4. fio's capture overhead with the host's fio: one job (randread 4k, psync, 1 job, a
+   256 MiB file kept in the page cache) without logging, with a histogram log
+   (log_hist_msec=1000), with a per-I/O log (log_avg_msec=0) and, as an extra, with a
+   per-I/O log of completion latency only (disable_lat=1, disable_slat=1), interleaved
+   over --rounds rounds; and with --container IMAGE the same no-logging job in
+   `docker run --rm IMAGE fio ...`.
+Everything it writes goes to one temporary directory, removed at the end.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from perflab import heatmap as H  # noqa: E402
+from perflab.fiolog import FioOutputError, loads_fio_json  # noqa: E402
+
+FIO = shutil.which("fio") or "/usr/bin/fio"
+
+
+def say(*a) -> None:
+    print(*a, flush=True)
+
+
+# --------------------------------------------------------------------------- synthetic log
+
+def write_synthetic_log(path: Path, n: int, seconds: int = 60, seed: int = 1) -> None:
+    """fio 3.33 per-I/O log lines 'time_ms, lat_ns, ddir, bs, offset, prio', formatted by Arrow."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    rng = np.random.default_rng(seed)
+    block = 2_000_000
+    with open(path, "wb") as f:
+        for s in range(0, n, block):
+            m = min(block, n - s)
+            t = np.arange(s, s + m, dtype=np.int64) * (seconds * 1000) // n
+            # two bands (page-cache hits ~3 us, device reads ~120 us) and rare outliers
+            hit = rng.random(m) < 0.7
+            lat = np.where(hit, rng.lognormal(np.log(3_000), 0.3, m), rng.lognormal(np.log(120_000), 0.4, m))
+            out = rng.random(m) < 1e-4
+            lat[out] = rng.uniform(1e6, 5e7, out.sum())
+            cols = [t, lat.astype(np.int64), np.zeros(m, np.int64), np.full(m, 4096, np.int64),
+                    rng.integers(0, 65536, m) * 4096, np.zeros(m, np.int64)]
+            strs = [pc.cast(pa.array(c), pa.string()) for c in cols]
+            line = pc.binary_join_element_wise(*strs, ", ")
+            line = pc.binary_join_element_wise(line, pa.scalar(""), "\n")   # append a newline
+            offsets = np.frombuffer(line.buffers()[1], np.int32)[line.offset:line.offset + len(line) + 1]
+            f.write(memoryview(line.buffers()[2])[offsets[0]:offsets[-1]])
+
+
+# --------------------------------------------------------------------------- the two pipelines
+
+def naive_counts(path: Path, col_s: float = 1.0, sub: int = 8) -> np.ndarray:
+    """What one would write first: pandas.read_csv, then numpy.histogram2d on explicit edges."""
+    import pandas as pd
+
+    df = pd.read_csv(path, header=None, usecols=[0, 1],
+                     names=["time_ms", "lat_ns", "ddir", "bs", "offset", "prio"])
+    col = df["time_ms"].to_numpy() // round(col_s * 1000)
+    edges = H.Buckets.loglinear(sub).edges_ns.astype(np.float64)
+    counts, _, _ = np.histogram2d(col, df["lat_ns"].to_numpy(),
+                                  bins=[np.arange(col.max() + 2), edges])
+    return counts.astype(np.int64)
+
+
+def best_of(fn, n: int = 3) -> tuple[float, object]:
+    best, out = float("inf"), None
+    for _ in range(n):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def child_peak_rss(mode: str, path: Path) -> int:
+    """Peak RSS (bytes) of a fresh interpreter running only `mode` (see --_child)."""
+    r = subprocess.run([sys.executable, __file__, "--_child", mode, str(path)],
+                       capture_output=True, text=True, check=True)
+    return int(r.stdout.split()[-1])
+
+
+def run_child(mode: str, path: str) -> None:
+    import pandas  # noqa: F401  (the baseline imports the same modules as the runs)
+    import pyarrow.csv  # noqa: F401
+    if mode == "heatmap":
+        H.from_lat_log(path)
+    elif mode == "naive":
+        naive_counts(Path(path))
+    print(peak_rss_bytes())
+
+
+def peak_rss_bytes() -> int:
+    """This process's peak RSS: VmHWM of /proc/self/status.
+
+    Not ru_maxrss: on Linux ru_maxrss survives fork+exec (the kernel folds the parent's
+    high-water mark into the child's at exec), so a child of a big parent would report the
+    parent's peak.  VmHWM belongs to the process's own address space, new at exec.
+    """
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024   # KiB on Linux
+
+
+# --------------------------------------------------------------------------- fio overhead
+
+def fio_args(data: Path, runtime: int, extra: list[str]) -> list[str]:
+    return ["--name=bench", f"--filename={data}", "--size=256m", "--rw=randread", "--bs=4k",
+            "--ioengine=psync", "--numjobs=1", "--direct=0", "--invalidate=0",
+            f"--runtime={runtime}", "--time_based", "--randrepeat=0",
+            "--output-format=json", *extra]
+
+
+def fio_iops(cmd: list[str], cwd: Path) -> float:
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd[:4])}...: exit {r.returncode}: {r.stderr.strip()[-400:]}")
+    res = loads_fio_json(r.stdout, "fio stdout")
+    return float(res["jobs"][0]["read"]["iops"])
+
+
+def container_status(image: str) -> str | None:
+    """None if `docker run IMAGE fio` can work here, else why not."""
+    docker = shutil.which("docker")
+    if docker is None:
+        return "docker is not installed"
+    try:
+        r = subprocess.run([docker, "image", "inspect", image], capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return "docker did not answer within 60 s"
+    if r.returncode != 0:
+        msg = (r.stderr.strip().splitlines() or ["?"])[-1]
+        return f"image {image} is not available locally ({msg})"
+    r = subprocess.run([docker, "run", "--rm", "--network", "none", image, "fio", "--version"],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        return f"`docker run {image} fio --version` failed: {r.stderr.strip()[-300:]}"
+    return None
+
+
+def fio_overhead(tmp: Path, rounds: int, runtime: int, image: str | None) -> None:
+    say(f"\n== fio capture overhead: host {FIO} ({subprocess.run([FIO, '--version'], capture_output=True, text=True).stdout.strip()})")
+    data = tmp / "fio-data"
+    with open(data, "wb") as f:                      # 256 MiB, then read once: page cache
+        chunk = os.urandom(1 << 20)
+        for _ in range(256):
+            f.write(chunk)
+    with open(data, "rb") as f:
+        while f.read(1 << 24):
+            pass
+    work = tmp / "fio-work"
+    work.mkdir()
+    configs = {
+        "none": [],
+        "hist": ["--write_hist_log=h", "--log_hist_msec=1000"],
+        "perio": ["--write_lat_log=p", "--log_avg_msec=0"],
+        # extra: per-I/O log of completion latency only (no lat/slat measurement or logs)
+        "perio-clat": ["--write_lat_log=q", "--log_avg_msec=0", "--disable_lat=1", "--disable_slat=1"],
+    }
+    why_not = None
+    if image:
+        why_not = container_status(image)
+        if why_not is None:
+            configs["container"] = []
+    say(f"job: randread bs=4k psync numjobs=1 on a cached 256 MiB file, {runtime} s each, "
+        f"{rounds} rounds, order rotated every round; load average before: "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    iops: dict[str, list[float]] = {k: [] for k in configs}
+    names = list(configs)
+    for r in range(rounds):
+        order = names[r % len(names):] + names[:r % len(names)]
+        row = []
+        for name in order:
+            args = fio_args(data, runtime, configs[name])
+            if name == "container":
+                cmd = ["docker", "run", "--rm", "--network", "none", "-v", f"{tmp}:{tmp}",
+                       "-w", str(work), image, "fio", *args]
+            else:
+                cmd = [FIO, *args]
+            v = fio_iops(cmd, work)
+            iops[name].append(v)
+            row.append(f"{name}={v:,.0f}")
+            for p in work.iterdir():                  # logs can be large: drop them at once
+                p.unlink()
+        say(f"  round {r + 1}: " + "  ".join(row))
+    med = {k: statistics.median(v) for k, v in iops.items()}
+    say(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    say(f"{'capture':<11} {'median IOPS':>12}   {'min':>10} {'max':>10}")
+    for k, v in iops.items():
+        say(f"{k:<11} {med[k]:>12,.0f}   {min(v):>10,.0f} {max(v):>10,.0f}")
+    spread = (max(iops["none"]) - min(iops["none"])) / med["none"]
+    say(f"noise: the no-logging job alone varied by {100 * spread:.1f}% (max-min)/median across rounds")
+
+    def ratio(k: str, goal: str) -> None:
+        paired = [a / b for a, b in zip(iops[k], iops["none"])]
+        say(f"{k + '/none':<16}= {med[k] / med['none']:.3f} (ratio of medians; per round "
+            f"{', '.join(f'{x:.3f}' for x in paired)})   goal {goal}")
+
+    ratio("hist", ">= 0.99")
+    ratio("perio", ">= 0.95")
+    ratio("perio-clat", "(extra; no goal)")
+    if image:
+        if why_not is None:
+            ratio("container", ">= 0.98")
+            say(f"  (container = docker run --rm --network none {image} fio ..., same file bind-mounted)")
+        else:
+            say(f"container run skipped: {why_not}")
+
+
+# --------------------------------------------------------------------------- main
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--events", type=int, default=20_000_000, help="lines in the synthetic per-I/O log")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds of fio runs")
+    ap.add_argument("--fio-runtime", type=int, default=5, help="seconds per fio run")
+    ap.add_argument("--container", metavar="IMAGE", help="also run the no-logging job in this image")
+    ap.add_argument("--no-fio", action="store_true", help="skip the fio overhead part")
+    ap.add_argument("--_child", nargs=2, help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a._child:
+        run_child(*a._child)
+        return 0
+
+    tmp = Path(tempfile.mkdtemp(prefix="perflab-bench-"))
+    try:
+        say(f"machine: {os.cpu_count()} CPUs, python {sys.version.split()[0]}, numpy {np.__version__}")
+        log = tmp / "synthetic_clat.1.log"
+        t = time.perf_counter()
+        write_synthetic_log(log, a.events)
+        size = log.stat().st_size
+        mb = size / 1e6
+        say(f"\n== synthetic per-I/O log: {a.events:,} lines, {mb:,.1f} MB "
+            f"({time.perf_counter() - t:.1f} s to write; in the page cache)")
+
+        t_hm, hm = best_of(lambda: H.from_lat_log(log))
+        say(f"from_lat_log (pyarrow.csv stream + bincount), best of 3: {t_hm:.2f} s = "
+            f"{a.events / t_hm / 1e6:.1f} M events/s, {mb / t_hm:,.0f} MB/s  (goal >= 10 M events/s)")
+        t_cells = time.perf_counter()
+        cells = hm.cells()
+        t_cells = time.perf_counter() - t_cells
+        say(f"  -> {hm.n_columns} columns x {hm.n_buckets} buckets, {len(cells):,} non-empty cells "
+            f"(cells() {t_cells * 1000:.0f} ms), total {hm.total:,}")
+        t_nv, ref = best_of(lambda: naive_counts(log))
+        same = ref.shape == hm.counts.shape and bool((ref == hm.counts).all())
+        say(f"naive pandas.read_csv + numpy.histogram2d, best of 3: {t_nv:.2f} s = "
+            f"{a.events / t_nv / 1e6:.2f} M events/s, {mb / t_nv:,.0f} MB/s; "
+            f"from_lat_log is {t_nv / t_hm:.1f}x faster; identical counts: {'yes' if same else 'NO'}")
+
+        say("\n== peak memory (method: peak RSS (VmHWM) of a fresh interpreter that runs only the step,\n"
+            "   minus that of a fresh interpreter that only imports numpy, pandas, pyarrow, perflab;\n"
+            "   VmHWM, not ru_maxrss, which Linux carries over from the parent across fork+exec)")
+        base = child_peak_rss("import", log)
+        peak = child_peak_rss("heatmap", log)
+        say(f"import-only baseline: {base / 1e6:,.0f} MB; from_lat_log: {peak / 1e6:,.0f} MB peak")
+        say(f"from_lat_log peak - baseline = {(peak - base) / 1e6:,.0f} MB = "
+            f"{(peak - base) / size:.3f} x the log's size ({peak / size:.3f} x counting the baseline; goal <= 1.5 x)")
+        naive_peak = child_peak_rss("naive", log)
+        say(f"naive baseline peak - baseline = {(naive_peak - base) / 1e6:,.0f} MB = "
+            f"{(naive_peak - base) / size:.3f} x the log's size")
+        log.unlink()
+
+        if a.no_fio:
+            say("\nfio overhead: skipped (--no-fio)")
+        elif not os.path.exists(FIO):
+            say(f"\nfio overhead: skipped: {FIO} not found")
+        else:
+            fio_overhead(tmp, a.rounds, a.fio_runtime, a.container)
+    except (FioOutputError, RuntimeError, subprocess.CalledProcessError) as e:
+        say(f"benchmark failed: {e}")
+        return 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

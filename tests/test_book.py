@@ -1,0 +1,50 @@
+"""The book builds from a fresh checkout's files with the README's command, every chapter executes
+(in reference mode), each lab chapter shows its heat maps, and nothing is loaded from the network."""
+import re
+
+import pytest
+
+from conftest import perflab_cmd
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, manifest):
+    out = tmp_path_factory.mktemp("book")
+    r = perflab_cmd("book", "--out", str(out), timeout=1800)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
+    return out / "_build" / "html"
+
+
+def test_every_chapter_is_a_page(built, manifest):
+    for c in manifest.chapters:
+        page = built / c.file.with_suffix(".html")
+        assert page.is_file(), page
+    assert (built / "index.html").is_file()
+
+
+def test_lab_chapters_show_rendered_heat_maps(built, manifest):
+    for c in manifest.chapters:
+        if not c.lab:
+            continue
+        html = (built / c.file.with_suffix(".html")).read_text()
+        assert html.count('class="plotly-graph-div"') >= 2, c.file
+        assert "Plotly.newPlot" in html
+        assert "Traceback" not in html and "Error" not in re.sub(r"<[^>]+>", "", html).split("Checks")[0][-200:]
+
+
+def test_offline_no_external_scripts_or_styles(built):
+    assert (built / "_static" / "plotly.min.js").stat().st_size > 1_000_000
+    for page in built.rglob("*.html"):
+        html = page.read_text()
+        ext = re.findall(r'<(?:script|link)[^>]+(?:src|href)="(https?:)?//[^"]+"', html)
+        assert not ext, f"{page.name} loads from the network: {ext}"
+        assert "cdn.plot.ly" not in html and "require.js" not in html
+
+
+def test_checks_are_shown(built, manifest):
+    for c in manifest.chapters:
+        if c.lab:
+            html = (built / c.file.with_suffix(".html")).read_text()
+            assert "passed" in html and "expected" in html
