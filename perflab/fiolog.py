@@ -153,9 +153,18 @@ def job_table(result: dict) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- logs
 
+def open_log(path: str | os.PathLike, buffering: int = -1):
+    """Open a log for reading bytes; `.gz` files (as kept in data/reference/) are decompressed."""
+    if str(path).endswith(".gz"):
+        import gzip
+
+        return gzip.open(path, "rb")
+    return open(path, "rb", buffering=buffering)
+
+
 def log_field_count(path: str | os.PathLike) -> int:
     """Number of comma-separated fields on the first line of a log (0 for an empty file)."""
-    with open(path, "rb") as f:
+    with open_log(path) as f:
         first = f.readline(1 << 20)
     if not first.strip():
         return 0
@@ -187,6 +196,15 @@ def _check_last_line(path: Path) -> None:
     size = path.stat().st_size
     if size == 0:
         return
+    if str(path).endswith(".gz"):
+        n, last = 0, b"\n"
+        with open_log(path) as f:
+            while chunk := f.read(1 << 24):
+                n += chunk.count(b"\n")
+                last = chunk[-1:]
+        if last != b"\n":
+            raise FioLogError(f"{path}:{n + 1}: truncated last line (no newline at end of file)")
+        return
     with open(path, "rb") as f:
         f.seek(size - 1)
         if f.read(1) == b"\n":
@@ -200,7 +218,7 @@ def _check_last_line(path: Path) -> None:
 
 def _find_bad_line(path: Path, n_fields: int, exc: Exception) -> FioLogError:
     """Locate the first malformed line after pyarrow rejected the file (slow path)."""
-    with open(path, "rb") as f:
+    with open_log(path) as f:
         for lineno, raw in enumerate(f, 1):
             line = raw.rstrip(b"\r\n")
             if not line.strip():

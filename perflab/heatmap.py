@@ -49,7 +49,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pcsv
 
-from .fiolog import (HIST_MIN_FIELDS, FioLogError, _check_last_line, _find_bad_line,
+from .fiolog import (open_log, HIST_MIN_FIELDS, FioLogError, _check_last_line, _find_bad_line,
                      fio_bin_edges_ns, lat_log_columns, log_field_count, read_hist_log)
 
 __all__ = ["Buckets", "HeatMap", "from_lat_log", "from_hist_log", "figure", "render",
@@ -478,14 +478,14 @@ def _lat_chunks(path: Path, names: list[str], include: list[str], chunk_bytes: i
     the end moves to the front of the buffer for the next read.  Memory stays at about
     the buffer plus two parsed pieces, whatever the file's size.
     """
-    size = path.stat().st_size
+    size = chunk_bytes if str(path).endswith(".gz") else path.stat().st_size
     buf = bytearray(max(1024, min(chunk_bytes, size + 1)))
     view = memoryview(buf)
     ro = pcsv.ReadOptions(column_names=names, use_threads=True,
                           block_size=max(1024, min(1 << 20, len(buf) // 2)))
     co = pcsv.ConvertOptions(include_columns=include, column_types={c: pa.int64() for c in include})
     have = 0
-    with open(path, "rb", buffering=0) as f:
+    with open_log(path, buffering=0) as f:
         while True:
             n = f.readinto(view[have:])
             end = have + n

@@ -12,7 +12,7 @@ from pathlib import Path
 from .manifest import Manifest
 
 HEADER = "# Generated from book.toml by `scripts/perflab book-config`: do not edit by hand.\n"
-EXCLUDE = [".venv/**", "_build/**", "data/**", "labs/**", "containers/**", "tests/**",
+EXCLUDE = [".venv/**", ".pytest_cache/**", ".git/**", ".ci/**", "perflab/**", "perflab.egg-info/**", "_build/**", "data/**", "labs/**", "containers/**", "tests/**",
            "benchmarks/**", "scripts/**", "slowdisk/**", "README.md", "test-artifacts/**", "**.ipynb_checkpoints"]
 
 

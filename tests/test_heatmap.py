@@ -453,3 +453,19 @@ def test_fraction_between(tmp_path):
     assert hm.fraction_between(1024, 1088) == pytest.approx(1.5 / 8)
     assert hm.fraction_between(0, math.inf) == pytest.approx(1.0)
     assert hm.fraction_between(0, 128) == pytest.approx(1 / 8)
+
+
+def test_gzipped_logs_read_the_same(tmp_path):
+    """Reference runs keep large logs gzipped; both log kinds read the same from .gz."""
+    import gzip
+    import shutil as _sh
+    from pathlib import Path as _P
+
+    data = _P(__file__).parent / "data"
+    for name, fn in (("fio333_randread_clat.1.log", H.from_lat_log),
+                     ("fio333_randread_clat_hist.1.log", H.from_hist_log)):
+        gz = tmp_path / (name + ".gz")
+        with open(data / name, "rb") as fi, gzip.open(gz, "wb") as fo:
+            _sh.copyfileobj(fi, fo)
+        a, b = fn([data / name]), fn([gz])
+        assert a.total == b.total > 0 and (a.counts == b.counts).all()
