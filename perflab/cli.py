@@ -187,6 +187,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    import signal
+
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `perflab labs | head` ends quietly
     args = parser().parse_args(argv)
     try:
         m = manifest_mod.load()

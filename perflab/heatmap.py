@@ -502,7 +502,8 @@ def _lat_chunks(path: Path, names: list[str], include: list[str], chunk_bytes: i
 
 def from_lat_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None = None,
                  ddir=None, *, floor_ns: int = 128, ceil_ns: int = 2 ** 34,
-                 linear_max_ns: int | None = None, block_size: int = 4 << 20) -> HeatMap:
+                 linear_max_ns: int | None = None, block_size: int = 4 << 20,
+                 t0_ms: int = 0) -> HeatMap:
     """Heat map of one or more per-I/O latency logs (``log_avg_msec=0``), streamed.
 
     Each file is read in pieces of ``block_size`` bytes, parsed by pyarrow's CSV reader
@@ -536,13 +537,16 @@ def from_lat_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None 
                     if want is not None:
                         keep = chunks[2].to_numpy() == want
                         tm, lat = tm[keep], lat[keep]
+                    if t0_ms:  # logs stamped with log_unix_epoch=1: count from t0_ms, drop earlier
+                        keep = tm >= t0_ms
+                        tm, lat = tm[keep] - t0_ms, lat[keep]
                     acc.add_events(tm // col_ms, buckets.index(lat), str(path))
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise _find_bad_line(path, nf, exc) from None
         finally:
             tables.close()
     edges, counts, over = acc.result(buckets, trim_linear=bool(linear_ns) and linear_max_ns is None)
-    return HeatMap(edges, counts, col_s, 0, over, tuple(map(str, files)), "per-io", buckets.scale)
+    return HeatMap(edges, counts, col_s, t0_ms, over, tuple(map(str, files)), "per-io", buckets.scale)
 
 
 def _fold_map(buckets: Buckets, fio_edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -555,7 +559,7 @@ def _fold_map(buckets: Buckets, fio_edges: np.ndarray) -> tuple[np.ndarray, np.n
 
 def from_hist_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None = None,
                   ddir=None, *, floor_ns: int = 128, ceil_ns: int = 2 ** 34,
-                  linear_max_ns: int | None = None) -> HeatMap:
+                  linear_max_ns: int | None = None, t0_ms: int = 0) -> HeatMap:
     """Heat map of one or more fio histogram logs (``write_hist_log``, ``log_hist_msec``).
 
     fio's 1856 bins are folded into the buckets.  For log-linear buckets every fio bin
@@ -580,6 +584,9 @@ def from_hist_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None
         start = h.interval_start_ms()
         sel = slice(None) if want is None else (h.ddir == want)
         tm, start, counts = h.time_ms[sel], start[sel], h.counts[sel]
+        if t0_ms:  # logs stamped with log_unix_epoch=1: count from t0_ms, drop earlier
+            keep = start + tm >= 2 * t0_ms
+            tm, start, counts = tm[keep] - t0_ms, start[keep] - t0_ms, counts[keep]
         asg, exact = _fold_map(buckets, h.edges_ns)
         used = counts.any(axis=0)
         exact_all &= bool(exact[used].all())
@@ -591,7 +598,7 @@ def from_hist_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None
     edges, counts, over = acc.result(buckets, trim_linear=bool(linear_ns) and linear_max_ns is None)
     notes = [] if exact_all else ["some fio histogram bins straddle bucket edges and were "
                                   "assigned to a bucket by their midpoint"]
-    return HeatMap(edges, counts, col_s, 0, over, tuple(map(str, files)), "hist", buckets.scale,
+    return HeatMap(edges, counts, col_s, t0_ms, over, tuple(map(str, files)), "hist", buckets.scale,
                    exact_all, notes)
 
 

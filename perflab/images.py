@@ -31,6 +31,21 @@ def _env():
     return dict(os.environ)
 
 
+def fingerprint(m: Manifest, name: str) -> str:
+    """A hash of the files an image is built from (its Dockerfile and `inputs`): an image whose
+    label differs is out of date and is rebuilt."""
+    import hashlib
+
+    im = m.images[name]
+    h = hashlib.sha256()
+    files = {im.dockerfile}
+    for pattern in im.inputs:
+        files.update(p for p in m.root.glob(pattern) if p.is_file())
+    for f in sorted(files):
+        h.update(str(f.relative_to(m.root)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
 def build(m: Manifest, names: list[str] | None = None, quiet: bool = True) -> dict[str, str]:
     """Build the named images (default: all). Returns {name: image id}."""
     ensure_base(m.root)
@@ -40,7 +55,8 @@ def build(m: Manifest, names: list[str] | None = None, quiet: bool = True) -> di
             continue
         print(f"image {name} ({im.tag}): building from {im.dockerfile.relative_to(m.root)}", file=sys.stderr)
         cmd = [docker_bin(), "build", "-t", im.tag, "-f", str(im.dockerfile),
-               "--label", "org.perflab.image=" + name, str(im.context)]
+               "--label", "org.perflab.image=" + name,
+               "--label", "org.perflab.inputs=" + fingerprint(m, name), str(im.context)]
         r = subprocess.run(cmd, capture_output=quiet, text=True)
         if r.returncode != 0:
             tail = "\n".join(((r.stdout or "") + (r.stderr or "")).splitlines()[-30:])
@@ -54,8 +70,15 @@ def image_id(tag: str) -> str | None:
     return r.stdout.strip() if r.returncode == 0 else None
 
 
+def _label(tag: str, key: str) -> str | None:
+    r = subprocess.run([docker_bin(), "image", "inspect", "-f", "{{index .Config.Labels \"" + key + "\"}}", tag],
+                       capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
 def missing(m: Manifest, names: list[str]) -> list[str]:
-    return [m.images[n].tag for n in names if image_id(m.images[n].tag) is None]
+    """Tags of the images that are absent or older than the files they are built from."""
+    return [m.images[n].tag for n in names if _label(m.images[n].tag, "org.perflab.inputs") != fingerprint(m, n)]
 
 
 def fio_version(tag: str) -> str | None:

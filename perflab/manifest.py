@@ -55,6 +55,7 @@ class Image:
     context: Path
     dockerfile: Path
     description: str = ""
+    inputs: tuple = ()  # globs (from the project root) whose content the image is built from
 
 
 @dataclass(frozen=True)
@@ -131,8 +132,10 @@ def load(root: Path | None = None) -> Manifest:
     images = {}
     for name, im in raw.get("images", {}).items():
         ctx = root / im["context"]
-        images[name] = Image(name, im["tag"], ctx, ctx / im.get("dockerfile", "Dockerfile"),
-                             im.get("description", ""))
+        default_inputs = (str((ctx.relative_to(root) / "**" / "*").as_posix()),)
+        images[name] = Image(name, im["tag"], ctx, root / im["dockerfile"] if "dockerfile" in im
+                             else ctx / "Dockerfile", im.get("description", ""),
+                             tuple(im.get("inputs", default_inputs)))
     chapters = []
     for c in raw.get("chapters", []):
         chapters.append(Chapter(c["id"], c["title"], Path(c["file"]), c.get("lab")))

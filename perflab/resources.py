@@ -143,8 +143,9 @@ def _rm_mount(e):
         return True
     if e.get("fuse"):
         _sh(["fusermount3", "-u", p]) or _sh(["fusermount", "-u", p])
-    _mounted(p) and _sh(["umount", p])
-    _mounted(p) and _sh(["umount", "-l", p])
+    # -R: mounts that propagated below it (a ZFS pool shared through an rshared bind) go too.
+    _mounted(p) and _sh(["umount", "-R", p])
+    _mounted(p) and _sh(["umount", "-R", "-l", p])
     return not _mounted(p)
 
 

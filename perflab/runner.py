@@ -101,8 +101,8 @@ def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: b
     check_requirements(m, lab)
     missing = images.missing(m, lab.images)
     if missing:
-        print(f"perflab: building missing images {', '.join(missing)}", file=sys.stderr)
-        images.build(m, lab.images)
+        print(f"perflab: building missing or out-of-date images {', '.join(missing)}", file=sys.stderr)
+        images.build(m, [n for n in lab.images if m.images[n].tag in missing])
 
     run_dir = create_run(m, lab, preset, values)
     rec = RunRecord(run_dir)

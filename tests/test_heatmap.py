@@ -469,3 +469,20 @@ def test_gzipped_logs_read_the_same(tmp_path):
             _sh.copyfileobj(fi, fo)
         a, b = fn([data / name]), fn([gz])
         assert a.total == b.total > 0 and (a.counts == b.counts).all()
+
+
+def test_t0_aligns_epoch_stamped_logs(tmp_path):
+    """With log_unix_epoch=1 fio stamps wall-clock ms; t0_ms makes the columns count from it, and
+    events before it are dropped."""
+    from pathlib import Path as _P
+
+    src = _P(__file__).parent / "data" / "fio333_randread_clat.1.log"
+    epoch = 1_795_000_000_000
+    lines = src.read_text().splitlines()
+    shifted = tmp_path / "epoch_clat.1.log"
+    shifted.write_text("".join(f"{int(ln.split(',')[0]) + epoch},{ln.split(',', 1)[1]}\n" for ln in lines))
+    a = H.from_lat_log([src])
+    b = H.from_lat_log([shifted], t0_ms=epoch)
+    assert b.t0_ms == epoch and (a.counts == b.counts).all()
+    c = H.from_lat_log([shifted], t0_ms=epoch + 1000)  # the first second is dropped
+    assert c.total == a.total - int(a.counts[0].sum()) - int(a.overflow[0])

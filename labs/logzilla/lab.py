@@ -1,0 +1,240 @@
+"""Lab `logzilla` (chapter "Logzilla: synchronous writes and the separate intent log",
+chapters/logzilla.md).
+
+Topology: a ZFS server container (zfs-fuse; its disks are files on the slowdisk emulator, 2-way
+mirrors) and a fio client container that sees the pool through an rshared bind of a host
+directory. fio writes with O_DSYNC for `before` seconds; then the lab adds a separate intent-log
+device (a file on tmpfs in the server: RAM stands in for the Logzilla SSD) and fio goes on for
+`after` seconds, so one heat map shows the change.
+
+Real: fio, ZFS (zfs-fuse: ZIL, txgs, the log device), containers. Emulated: the 7200 RPM disks
+(slowdisk's model), the SSD (tmpfs).
+
+Produces, under the run directory:
+  fio/sync-writes.fio, fio/sync-writes.json, fio/*_clat*.log   fio's job, result and latency logs
+  device/d<i>.log, device/mount.epoch_ms                        per-I/O service times of each disk
+  device/iostat.txt, device/iostat.start                         `zpool iostat -v tank 1`
+  events.json                                                    wall-clock times of the change
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from perflab import fio, fiolog, heatmap, zfs
+from perflab.containers import ContainerFailed, Topology, wait_until
+from perflab.slowdisk import DiskModel
+
+JOB = "sync-writes"
+#: 2009 figures: Brendan Gregg's Logzilla screenshots post (2009): one client thread of NFS
+#: synchronous writes to a 7410 with 46 disks, then with 2 Logzillas.
+FIGURES_2009 = {"iops_before": 143, "iops_after": 1708, "lat_before": "2-9 ms (up to 8.93 ms)",
+                "lat_after": "229-305 us", "iops_ratio": 12, "lat_ratio": ">20"}
+#: The checks' thresholds by preset (the issue's acceptance: >= 5 in smoke, >= 10 in full).
+IOPS_RATIO_MIN = {"smoke": 5.0, "full": 10.0}
+P50_RATIO_MIN = {"full": 10.0}
+DISK_BYTES = 1 << 30       # each emulated disk's backing file (sparse)
+DISK_SPAN = 10 ** 12       # seek curve over a 1 TB disk: the data sits on its first GB
+SLOG_MB = 512
+
+
+def disk_model(p: dict) -> DiskModel:
+    return DiskModel(rpm=float(p["rpm"]), capacity=DISK_SPAN, write_cache=bool(p["write_cache"]),
+                     seed=1).validate()
+
+
+def plan(p: dict) -> list[tuple[str, float]]:
+    return [("pool", 15.0), ("before", p["before"]), ("after", p["after"] + 5), ("collect", 10.0)]
+
+
+def job_file(s) -> fio.JobFile:
+    p = s.params
+    jf = fio.JobFile.load(s.lab.jobs_dir / f"{JOB}.fio")
+    jf.apply({"global": {"directory": f"{zfs.EXPORT}/{zfs.POOL}", "size": p["file_size"], "bs": p["bs"],
+                         "numjobs": p["threads"], "runtime": int(p["before"] + p["after"])}})
+    if p["capture"] == "hist":
+        jf.apply({JOB: {"write_lat_log": None, "log_avg_msec": None, "write_hist_log": JOB,
+                        "log_hist_msec": 1000}})
+    return jf
+
+
+def recordsize(bs: int) -> str:
+    """ZFS record size matched to the I/O size (the posts' advice), within ZFS's 512 B-128 KiB."""
+    return str(min(max(bs, 512), 128 * 1024))
+
+
+def run(s) -> None:
+    p = s.params
+    tags = {n: s.manifest.images[n].tag for n in ("fio", "zfs")}
+    out, dev = s.path("fio"), s.path("device")
+    out.mkdir(exist_ok=True)
+    dev.mkdir(exist_ok=True)
+    job = job_file(s).write(out / f"{JOB}.fio")
+    events: dict[str, int] = {}
+    export = Path("/run/perflab") / s.run_id / "export"
+    try:
+        with zfs.shared_export(s.ledger, export) as exp, Topology(s.run_id, s.lab.name) as topo:
+            with s.phase("pool"):
+                s.provenance(fio_version=topo.run(tags["fio"], "fio-version", ["fio", "--version"],
+                                                  network_mode="none").strip())
+                srv = zfs.ZfsServer.start(topo, tags["zfs"], exp, dev, tmpfs_mb=SLOG_MB + 64)
+                model = disk_model(p)
+                disks = srv.make_disks(2 * p["mirrors"], DISK_BYTES, model)
+                layout = []
+                for i in range(p["mirrors"]):
+                    layout += ["mirror", disks[2 * i], disks[2 * i + 1]]
+                srv.create_pool(layout, {"recordsize": recordsize(p["bs"]), "atime": "off",
+                                         "compression": "off"})
+                srv.start_iostat()
+                s.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
+                             disk_model=model.to_options(), pool_layout=" ".join(layout))
+            with s.phase("before"):
+                fio_c = topo.container(
+                    tags["fio"], "fio", ["fio", "--output-format=json", f"--output={JOB}.json", job.name],
+                    volumes={str(out): {"bind": "/out", "mode": "rw"},
+                             str(exp): {"bind": zfs.EXPORT, "mode": "rw,rslave"}},
+                    working_dir="/out", network_mode="none")
+                first = exp / zfs.POOL / "perflab-logzilla.0.dat"
+                wait_until(lambda: first.exists() and first.stat().st_size > 0, 120, "fio's first write",
+                           interval=0.02)
+                events["fio_first_write_ms"] = int(time.time() * 1000)
+                t_add = events["fio_first_write_ms"] / 1000 + p["before"]
+                while time.time() < t_add:
+                    fio_c.reload()
+                    if fio_c.status != "running":
+                        raise ContainerFailed("fio ended before the log device was added:\n"
+                                              + fio_c.logs().decode(errors="replace")[-2000:])
+                    time.sleep(min(0.5, max(0.0, t_add - time.time())))
+            with s.phase("after"):
+                srv.add_log(SLOG_MB)
+                events["log_added_ms"] = int(time.time() * 1000)
+                res = fio_c.wait(timeout=p["after"] + 300)
+                events["fio_exit_ms"] = int(time.time() * 1000)
+                if res.get("StatusCode") != 0:
+                    raise ContainerFailed(f"fio: exit {res.get('StatusCode')}\n"
+                                          + fio_c.logs().decode(errors="replace")[-2000:])
+                (out / f"{JOB}.stdout.txt").write_bytes(fio_c.logs())
+            with s.phase("collect"):
+                srv.stop()
+    finally:
+        (s.path("events.json")).write_text(json.dumps(events, indent=2))
+    d = load(s.data_dir)
+    s.metric(**summary(d, s.preset))
+
+
+# ------------------------------------------------------------------------------ analysis
+
+def _first_stamp(paths: list[Path], hist: bool) -> int:
+    """Smallest time stamp of the logs (epoch ms); for a histogram log, its first interval's start."""
+    best = None
+    for p in paths:
+        with fiolog.open_log(p) as f:
+            line = f.readline()
+        if line.strip():
+            t = int(line.split(b",", 1)[0]) - (1000 if hist else 0)
+            best = t if best is None else min(best, t)
+    if best is None:
+        raise ValueError(f"empty latency logs: {paths}")
+    return best
+
+
+def load(data_dir: Path) -> dict:
+    data_dir = Path(data_dir)
+    fdir, ddir = data_dir / "fio", data_dir / "device"
+    result = fiolog.read_fio_json(fdir / f"{JOB}.json")
+    events = json.loads((data_dir / "events.json").read_text())
+    hist = bool(sorted(fdir.glob(f"{JOB}_clat_hist.*.log*")))
+    logs = sorted(fdir.glob(f"{JOB}_clat_hist.*.log*" if hist else f"{JOB}_clat.*.log*"))
+    t0 = _first_stamp(logs, hist) // 1000 * 1000          # whole seconds: columns line up
+    app = (heatmap.from_hist_log if hist else heatmap.from_lat_log)(logs, t0_ms=t0)
+    mount_ms = int((ddir / "mount.epoch_ms").read_text())
+    dev_logs = sorted(p for p in ddir.glob("d*.log*") if ".wait." not in p.name)
+    device = heatmap.from_lat_log(dev_logs, t0_ms=t0 - mount_ms, ddir=None)
+    per_disk = {p.name.split(".")[0]: fiolog.read_lat_log(p) for p in dev_logs}
+    start_file = ddir / "iostat.start"
+    iostat = zfs.parse_iostat((ddir / "iostat.txt").read_text(),
+                              int(start_file.read_text()) if start_file.exists() else None)
+    if "t_epoch_ms" in iostat:
+        iostat["t_s"] = (iostat["t_epoch_ms"] - t0) / 1000
+    return {"app": app, "device": device, "per_disk": per_disk, "iostat": iostat, "t0_ms": t0,
+            "t_add_s": (events["log_added_ms"] - t0) / 1000, "events": events,
+            "jobs": fiolog.job_table(result), "capture": "hist" if hist else "perio",
+            "fio_version": result.get("fio version"), "mount_ms": mount_ms}
+
+
+def windows(d: dict) -> dict[str, tuple[float, float]]:
+    """The two steady phases in seconds from t0, leaving out the second of the change and the
+    first and last seconds of the run (fio's start-up and its partial last second)."""
+    end = d["app"].n_columns * d["app"].col_s
+    t_add = d["t_add_s"]
+    return {"before": (1.0, np.floor(t_add)), "after": (np.ceil(t_add) + 1.0, end - 1.0)}
+
+
+def phase_stats(hm: heatmap.HeatMap, t_from: float, t_to: float) -> dict:
+    n = int(hm.counts[int(t_from / hm.col_s):int(t_to / hm.col_s)].sum())
+    dur = t_to - t_from
+    return {"ios": n, "iops": n / dur if dur > 0 else float("nan"),
+            "p50_us": hm.percentile(50, t_from, t_to) / 1000, "p99_us": hm.percentile(99, t_from, t_to) / 1000}
+
+
+def picket_fence(hm: heatmap.HeatMap, t_from: float, t_to: float, factor: float = 10.0) -> dict:
+    """Periodic stalls in a phase: seconds in which some I/O took `factor` x the phase's median or
+    more. Returns how many such seconds, their typical spacing, and the share of I/O affected."""
+    p50 = hm.percentile(50, t_from, t_to)
+    c0, c1 = int(t_from / hm.col_s), int(t_to / hm.col_s)
+    slow_b = hm.edges_ns[:-1] >= factor * p50
+    slow = hm.counts[c0:c1][:, slow_b].sum(axis=1) + hm.overflow[c0:c1]
+    total = hm.counts[c0:c1].sum()
+    cols = np.flatnonzero(slow > 0)
+    starts = cols[np.r_[True, np.diff(cols) > 1]] if len(cols) else cols   # runs of stalled seconds
+    period = float(np.median(np.diff(starts))) * hm.col_s if len(starts) >= 3 else float("nan")
+    return {"stall_seconds": int(len(cols)), "stall_events": int(len(starts)),
+            "period_s": period, "fraction": float(slow.sum() / total) if total else float("nan"),
+            "threshold_us": factor * p50 / 1000, "times_s": ((starts + c0) * hm.col_s).tolist()}
+
+
+def vdev_ops(d: dict) -> pd.DataFrame:
+    """Write operations per second by vdev kind (data disks, log device) for each phase."""
+    io = d["iostat"]
+    if io.empty:
+        return pd.DataFrame()
+    rows = []
+    for name, (a, b) in windows(d).items():
+        sel = io[(io.t_s > a) & (io.t_s <= b)]
+        for kind in ("disk", "log"):
+            k = sel[sel.kind == kind]
+            per_s = k.groupby("t_s").write_ops.sum()
+            rows.append({"phase": name, "vdev": "data disks" if kind == "disk" else "log device",
+                         "write_ops_per_s": float(per_s.mean()) if len(per_s) else 0.0})
+    return pd.DataFrame(rows)
+
+
+def summary(d: dict, preset: str | None = None) -> dict:
+    w = windows(d)
+    b = phase_stats(d["app"], *w["before"])
+    a = phase_stats(d["app"], *w["after"])
+    ops = vdev_ops(d)
+
+    def ops_of(phase, vdev):
+        r = ops[(ops.phase == phase) & (ops.vdev == vdev)] if len(ops) else ops
+        return round(float(r.write_ops_per_s.iloc[0]), 1) if len(r) else None
+
+    pf = picket_fence(d["app"], *w["after"])
+    return {
+        "iops_before": round(b["iops"], 1), "iops_after": round(a["iops"], 1),
+        "iops_ratio": round(a["iops"] / b["iops"], 2),
+        "p50_before_us": round(b["p50_us"], 1), "p50_after_us": round(a["p50_us"], 1),
+        "p50_ratio": round(b["p50_us"] / a["p50_us"], 2),
+        "p99_before_us": round(b["p99_us"], 1), "p99_after_us": round(a["p99_us"], 1),
+        "log_write_ops_per_s_after": ops_of("after", "log device"),
+        "disk_write_ops_per_s_before": ops_of("before", "data disks"),
+        "disk_write_ops_per_s_after": ops_of("after", "data disks"),
+        "picket_stall_events": pf["stall_events"], "picket_period_s": pf["period_s"],
+        "picket_fraction": round(pf["fraction"], 5),
+        "t_add_s": round(d["t_add_s"], 2),
+    }
