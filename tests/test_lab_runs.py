@@ -14,7 +14,7 @@ from conftest import ROOT, perflab_cmd
 from perflab import resources
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
-LABS = ["heatmaps"]
+LABS = ["heatmaps", "logzilla"]
 
 
 def run_dirs():
@@ -38,6 +38,9 @@ def assert_nothing_left(artifacts):
     keep(artifacts, "clean-check.txt", r)
     assert r.returncode == 0, r.stdout + r.stderr
     assert labelled() == []
+    mounts = [ln for ln in open("/proc/self/mounts") if "/run/perflab" in ln or " fuse.zfs " in ln
+              or " fuse.slowdisk " in ln]
+    assert mounts == []
 
 
 def test_bad_parameter_refused_before_anything_exists(docker_ok, artifacts):
@@ -79,22 +82,31 @@ def _start(lab, *extra):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
 
 
-def _wait_for_containers(run_ids_before, timeout=240):
+#: The container whose appearance means a lab is mid-run (its main fio job has started).
+MID_RUN = {"heatmaps": "", "logzilla": "-fio"}
+
+
+def _wait_for_containers(run_ids_before, timeout=240, suffix=""):
     """Until a container of a new run is up (the lab is mid-run)."""
     t_end = time.time() + timeout
     while time.time() < t_end:
-        new = [o for o in labelled() if o[0] == "container" and o[2] and o[2] not in run_ids_before]
+        new = [o for o in labelled() if o[0] == "container" and o[2] and o[2] not in run_ids_before
+               and o[1].endswith(suffix)]
         if new:
             return new[0][2]
         time.sleep(0.5)
     raise AssertionError("no lab container appeared")
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_interrupted_run_cleans_up_and_is_marked_incomplete(docker_ok, artifacts, sig):
+@pytest.mark.parametrize("lab,sig,extra", [
+    ("heatmaps", signal.SIGTERM, ["-p", "runtime=120s"]),
+    ("heatmaps", signal.SIGINT, ["-p", "runtime=120s"]),
+    ("logzilla", signal.SIGTERM, ["-p", "before=120s"]),
+], ids=["heatmaps-SIGTERM", "heatmaps-SIGINT", "logzilla-SIGTERM"])
+def test_interrupted_run_cleans_up_and_is_marked_incomplete(docker_ok, artifacts, lab, sig, extra):
     before = {p.name for p in run_dirs()}
-    p = _start("heatmaps", "-p", "runtime=120s")
-    run_id = _wait_for_containers(before)
+    p = _start(lab, *extra)
+    run_id = _wait_for_containers(before, suffix=MID_RUN[lab])
     time.sleep(2)
     p.send_signal(sig)
     out, err = p.communicate(timeout=180)
@@ -104,7 +116,7 @@ def test_interrupted_run_cleans_up_and_is_marked_incomplete(docker_ok, artifacts
     assert out.strip().splitlines()[-1] == str(run_dir)
     doc = json.loads((run_dir / "run.json").read_text())
     assert doc["status"] == "incomplete" and "interrupted" in doc["error"]
-    assert any(ph["name"] == "fio" for ph in doc["phases"])  # it kept what it had collected
+    assert doc["phases"]  # it kept what it had collected
     assert [e for e in resources.Ledger(run_dir).open_entries()] == []
     assert_nothing_left(artifacts)
 

@@ -120,11 +120,42 @@ def run(s) -> None:
                                           + fio_c.logs().decode(errors="replace")[-2000:])
                 (out / f"{JOB}.stdout.txt").write_bytes(fio_c.logs())
             with s.phase("collect"):
+                (s.path("arcstats.json")).write_text(json.dumps(zfs.read_kstats(srv), indent=1))
+                syscalls(topo, tags["fio"], exp, out, p["bs"])
                 srv.stop()
     finally:
         (s.path("events.json")).write_text(json.dumps(events, indent=2))
     d = load(s.data_dir)
     s.metric(**summary(d, s.preset))
+
+
+PROBE_IOS = 97  # a prime: the count in the trace is checked against it
+
+
+def syscalls(topo, image: str, exp: Path, out: Path, bs: int) -> None:
+    """Trace a short run of the same job with strace: how fio opens the file (O_DSYNC) and which
+    calls it makes per write (strace -c). Writes fio/strace-open.txt and fio/strace-count.txt."""
+    args = ["fio", "--name=probe", f"--filename={zfs.EXPORT}/{zfs.POOL}/probe.dat", "--size=4m", f"--bs={bs}",
+            "--rw=write", "--ioengine=psync", "--sync=dsync", f"--number_ios={PROBE_IOS}", "--minimal"]
+    vols = {str(out): {"bind": "/out", "mode": "rw"}, str(exp): {"bind": zfs.EXPORT, "mode": "rw,rslave"}}
+    topo.run(image, "strace-open", ["strace", "-f", "-qq", "-e", "trace=openat,fsync,fdatasync",
+                                    "-o", "/out/strace-open.txt", *args], volumes=vols, network_mode="none",
+             timeout=300)
+    topo.run(image, "strace-count", ["strace", "-f", "-c", "-o", "/out/strace-count.txt", *args],
+             volumes=vols, network_mode="none", timeout=300)
+
+
+def trace_summary(data_dir: Path) -> dict:
+    """The lines of the strace probe that matter: the open of the data file and the call counts."""
+    fdir = Path(data_dir) / "fio"
+    opens = [ln.split(None, 1)[-1] for ln in (fdir / "strace-open.txt").read_text().splitlines()
+             if "probe.dat" in ln and "openat" in ln]
+    counts = {}
+    for ln in (fdir / "strace-count.txt").read_text().splitlines():
+        parts = ln.split()
+        if len(parts) >= 5 and parts[-1].isidentifier() and parts[3].isdigit():
+            counts[parts[-1]] = int(parts[3])
+    return {"opens": opens, "calls": counts, "probe_ios": PROBE_IOS}
 
 
 # ------------------------------------------------------------------------------ analysis

@@ -1,0 +1,60 @@
+"""Parsing the ZFS server's statistics and the Logzilla analysis, on recorded output (no Docker)."""
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+
+from perflab import heatmap, zfs
+
+DATA = Path(__file__).parent / "data"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def lab():
+    spec = importlib.util.spec_from_file_location("logzilla_lab", ROOT / "labs" / "logzilla" / "lab.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_parse_zpool_iostat_blocks_vdevs_and_units():
+    """zfs-fuse's `zpool iostat -v tank 1`: the first block (since import) is dropped; units K/M."""
+    df = zfs.parse_iostat((DATA / "zpool_iostat_v.txt").read_text(), start_ms=1_000_000)
+    assert sorted(df.block.unique()) == [1, 2]
+    b1 = df[df.block == 1].set_index("vdev")
+    assert b1.loc["tank", "kind"] == "pool" and b1.loc["tank", "write_ops"] == 90
+    assert b1.loc["tank", "write_bw"] == 551_000 and b1.loc["/disks/d0", "write_bw"] == 264_000
+    assert list(df[df.block == 1].kind) == ["pool", "mirror", "disk", "disk", "mirror", "disk", "disk"]
+    b2 = df[df.block == 2].set_index("vdev")
+    assert b2.loc["/fast/slog", "kind"] == "log" and b2.loc["/fast/slog", "write_ops"] == 51
+    assert b2.loc["/fast/slog", "write_bw"] == 3_260_000
+    assert (df[df.block == 2].t_epoch_ms == 1_002_000).all()
+
+
+def _map(cols):
+    """A heat map whose column c holds the (latency_ns, count) pairs of cols[c]."""
+    b = heatmap.Buckets.loglinear()
+    counts = np.zeros((len(cols), b.n), np.int64)
+    for c, items in enumerate(cols):
+        for lat, n in items:
+            counts[c, b.index(np.array([lat]))[0]] += n
+    return heatmap.HeatMap(b.edges_ns, counts)
+
+
+def test_picket_fence_finds_periodic_stalls():
+    cols = [[(150_000, 4000)] for _ in range(40)]
+    for c in (3, 8, 13, 18, 23, 28, 33, 38):          # a stall every 5 s
+        cols[c].append((3_000_000, 6))
+    pf = lab().picket_fence(_map(cols), 0, 40)
+    assert pf["stall_events"] == 8 and pf["period_s"] == 5.0
+    assert abs(pf["fraction"] - 48 / (40 * 4000 + 48)) < 1e-9
+
+
+def test_picket_fence_none():
+    pf = lab().picket_fence(_map([[(150_000, 4000)] for _ in range(20)]), 0, 20)
+    assert pf["stall_events"] == 0 and pf["fraction"] == 0 and pf["period_s"] != pf["period_s"]
+
+
+def test_recordsize_matches_io_size_within_zfs_limits():
+    rs = lab().recordsize
+    assert rs(8192) == "8192" and rs(512) == "512" and rs(1 << 20) == "131072"
