@@ -49,8 +49,8 @@ def probes() -> dict[str, Probe]:
     add("zfs-fuse", zf is not None, zf or "zfs-fuse not installed on the host (the ZFS image installs it)")
     add("loop", Path("/dev/loop-control").exists(), "/dev/loop-control present" if Path("/dev/loop-control").exists()
         else "no loop devices")
-    zram = Path("/sys/class/zram-control").exists() or _cmd(["modprobe", "-n", "zram"])[0] == 0
-    add("zram", zram, "zram available" if zram else "no zram module")
+    zram = Path("/sys/class/zram-control/hot_add").exists()
+    add("zram", zram, "zram available (/sys/class/zram-control)" if zram else "no zram in this kernel")
     rc_tbf = _cmd(["tc", "qdisc", "add", "dev", "lo", "root", "handle", "1:", "tbf", "rate", "1gbit",
                    "burst", "64kb", "latency", "50ms"])[0]
     if rc_tbf == 0:

@@ -21,7 +21,7 @@ def docker_bin() -> str:
 
 
 def ensure_base(root: Path) -> None:
-    subprocess.run(["bash", str(root / "scripts" / "bootstrap-base-image.sh"), BASE], check=True,
+    subprocess.run(["bash", str(root / "scripts" / "bootstrap-base-image.sh"), BASE], check=True, stdout=sys.stderr,
                    env={**_env(), "DOCKER": docker_bin()})
 
 

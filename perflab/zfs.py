@@ -48,6 +48,27 @@ def shared_export(ledger: Ledger, path: Path):
                 ledger.release(kind, ident)
 
 
+@contextlib.contextmanager
+def zram_device(ledger: Ledger, size_bytes: int):
+    """A fresh zram block device of `size_bytes` (RAM-backed: an SSD-like cache tier), removed
+    afterwards. The kernel picks its number at hot_add, so it is recorded right after that, before
+    it is given a size or used."""
+    from .resources import remove_entry
+
+    ctl = Path("/sys/class/zram-control/hot_add")
+    if not ctl.exists():
+        raise RuntimeError("no zram in this kernel (/sys/class/zram-control missing)")
+    idx = int(ctl.read_text().strip())
+    dev = f"/dev/zram{idx}"
+    ledger.record("zram", dev)
+    try:
+        Path(f"/sys/block/zram{idx}/disksize").write_text(str(size_bytes))
+        yield dev
+    finally:
+        if remove_entry({"kind": "zram", "id": dev}):
+            ledger.release("zram", dev)
+
+
 class ExecFailed(RuntimeError):
     pass
 
@@ -62,11 +83,11 @@ class ZfsServer:
 
     @classmethod
     def start(cls, topo: Topology, image: str, export: Path, devlog: Path, zfs_fuse_args: str = "",
-              tmpfs_mb: int = 0) -> "ZfsServer":
+              tmpfs_mb: int = 0, devices: tuple = ()) -> "ZfsServer":
         vol = topo.volume("backing")
         c = topo.container(
             image, "zfs", network_mode="none",
-            devices=["/dev/fuse:/dev/fuse:rwm"], cap_add=["SYS_ADMIN"],
+            devices=["/dev/fuse:/dev/fuse:rwm", *(f"{d}:{d}:rwm" for d in devices)], cap_add=["SYS_ADMIN"],
             volumes={vol.name: {"bind": BACKING, "mode": "rw"},
                      str(devlog): {"bind": DEVLOG, "mode": "rw"},
                      str(export): {"bind": EXPORT, "mode": "rw,rshared"}},
@@ -109,6 +130,23 @@ class ZfsServer:
         self.exec(["zpool", "add", "-f", POOL, "log", dev])
         return dev
 
+    def add_cache(self, dev: str) -> None:
+        self.exec(["zpool", "add", "-f", POOL, "cache", dev])
+
+    def reimport(self, dirs=(DISKS, "/dev")) -> None:
+        """Export and import the pool: the ARC and the (non-persistent) L2ARC start cold."""
+        self.exec(["zpool", "export", POOL])
+        self.exec(["zpool", "import", *sum((["-d", d] for d in dirs), []), POOL])
+
+    def start_kstat_sampler(self, names=("hits", "misses", "l2_hits", "l2_misses", "l2_size", "size", "c",
+                                         "l2_feeds", "l2_write_bytes"), interval_s: float = 1.0) -> None:
+        """Append one line per interval to /devlog/arcstats.csv: epoch ms, then the counters."""
+        cols = " ".join(names)
+        script = (f"cd /zfs-kstat/zfs/arcstats && echo \"t_ms {cols}\" > {DEVLOG}/arcstats.txt && "
+                  f"while :; do echo \"$(date +%s%3N) $(cat {cols} | awk '{{printf \"%s \", $NF}}')\" "
+                  f">> {DEVLOG}/arcstats.txt; sleep {interval_s}; done")
+        self.exec(["sh", "-c", script], detach=True)
+
     def start_iostat(self, interval_s: int = 1) -> None:
         """`zpool iostat -v` every second into /devlog/iostat.txt, line-buffered, its start time
         beside it (the first block is the average since import; each later one, one interval)."""
@@ -117,7 +155,7 @@ class ZfsServer:
 
     def stop(self) -> None:
         """Orderly end: stop iostat, export the pool, unmount slowdisk (it flushes its logs)."""
-        self.sh("pkill -x zpool; true", check=False)
+        self.sh("pkill -x zpool; pkill -f arcstats; true", check=False)
         self.exec(["zpool", "export", "-f", POOL], check=False)
         self.sh(f"fusermount3 -u {DISKS} || umount -l {DISKS}; true", check=False)
         t_end = time.time() + 15
@@ -173,6 +211,12 @@ def parse_iostat(text: str, start_ms: int | None = None, interval_s: float = 1.0
     if start_ms is not None:
         df["t_epoch_ms"] = start_ms + (df.block * interval_s * 1000).astype("int64")
     return df.reset_index(drop=True)
+
+
+def read_arcstats_series(path: Path) -> pd.DataFrame:
+    """/devlog/arcstats.txt (written by start_kstat_sampler) as a frame indexed by epoch ms."""
+    df = pd.read_csv(path, sep=r"\s+")
+    return df.set_index("t_ms")
 
 
 def read_kstats(srv: ZfsServer, name: str = "arcstats") -> dict[str, int]:

@@ -1,0 +1,208 @@
+"""Lab `l2arc` (chapter "L2ARC warm-up: three cache tiers", chapters/l2arc.md).
+
+Topology: the ZFS server container (zfs-fuse with a small ARC, `-m arc_mb`; O_DIRECT on block
+devices), two striped data disks on the slowdisk emulator, a zram block device (RAM) as the L2ARC
+cache device, and fio in a client container. The working set (larger than the ARC, smaller than
+the cache device) is written once, the pool is exported and imported (a cold ARC), the cache
+device is added only then (an empty L2ARC: added before the fill, it came back from the import
+full of stale space accounting and the feed thread wrapped around it without keeping anything),
+and fio's random 8 KiB reads warm both caches while the ARC's kstats are sampled every second.
+
+Real: ZFS's ARC and L2ARC (feed thread, headers, eviction), fio, containers, zram. Emulated: the
+7200 RPM disks (slowdisk), the read-optimised SSD (zram: RAM behind the block layer).
+
+Produces under the run directory: fio/warmup*.log (histogram logs, epoch-stamped), fio/*.json,
+device/d*.log (per-I/O service times), device/arcstats.txt (kstats at 1 Hz), events.json.
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from perflab import fio, fiolog, heatmap, zfs
+from perflab.containers import Topology
+from perflab.slowdisk import DiskModel
+
+#: 2009 figures: "L2ARC Screenshots" and "DRAM latency" posts (Brendan Gregg, 2009) and the Hybrid
+#: Storage Pool top-speeds post: a 7410 with 128 GB DRAM, 6 x 100 GB read SSDs, 140 disks.
+FIGURES_2009 = {"arc_warmup_min": 92, "disk_rate": "< 20 MB/s of random reads",
+                "l2arc_warmup": "over a day (half of it fills quickly)", "iops_gain": "> 5x (40x on RAID-Z2)",
+                "dram_us": "0-21 us", "l2arc_us": "~300 us (128-260 us best case)", "disk_ms": "2-10 ms"}
+RECORD = 8192
+DISK_BYTES = 1 << 30
+DISK_SPAN = 10 ** 12     # the data sits on the first GB of a 1 TB disk (as on the 7410's disks)
+WARM_IOPS_MIN = {"full": 5.0, "smoke": 3.0}
+
+
+def disk_model() -> DiskModel:
+    return DiskModel(capacity=DISK_SPAN, seed=2).validate()
+
+
+def plan(p: dict) -> list[tuple[str, float]]:
+    return [("pool", 15.0), ("fill", p["working_set"] / 40e6 + 10), ("warmup", p["warm_time"] + 5),
+            ("tiers", 15.0), ("collect", 10.0)]
+
+
+def _jobs(s) -> dict[str, fio.JobFile]:
+    p = s.params
+    path = f"{zfs.EXPORT}/{zfs.POOL}/working-set.dat"
+    j = {name: fio.JobFile.load(s.lab.jobs_dir / f"{name}.fio") for name in ("fill", "random-reads", "arc-probe")}
+    j["fill"].apply({"global": {"filename": path, "size": p["working_set"]}})
+    j["random-reads"].apply({"global": {"filename": path, "size": p["working_set"], "numjobs": p["threads"],
+                                        "runtime": int(p["warm_time"])}})
+    j["arc-probe"].apply({"global": {"filename": f"{zfs.EXPORT}/{zfs.POOL}/small.dat"}})
+    return j
+
+
+def run(s) -> None:
+    p = s.params
+    tags = {n: s.manifest.images[n].tag for n in ("fio", "zfs")}
+    out, dev = s.path("fio"), s.path("device")
+    out.mkdir(exist_ok=True)
+    dev.mkdir(exist_ok=True)
+    jobs = {k: v.write(out / f"{k}.fio") for k, v in _jobs(s).items()}
+    events: dict[str, int] = {}
+    export = Path("/run/perflab") / s.run_id / "export"
+
+    def fio_run(topo, name):
+        vols = {str(export): {"bind": zfs.EXPORT, "mode": "rw,rslave"}}
+        fio.run_in_container(topo, tags["fio"], jobs[name], out, name, volumes=vols, timeout=3600)
+
+    try:
+        with zfs.shared_export(s.ledger, export), zfs.zram_device(s.ledger, p["cache_size"]) as zram, \
+                Topology(s.run_id, s.lab.name) as topo:
+            with s.phase("pool"):
+                s.provenance(fio_version=topo.run(tags["fio"], "fio-version", ["fio", "--version"],
+                                                  network_mode="none").strip())
+                srv = zfs.ZfsServer.start(topo, tags["zfs"], export, dev, devices=(zram,),
+                                          zfs_fuse_args=f"-m {p['arc_size'] >> 20} --disable-block-cache")
+                disks = srv.make_disks(p["disks"], DISK_BYTES, disk_model())
+                srv.create_pool(disks, {"recordsize": str(RECORD), "atime": "off", "compression": "off",
+                                        "primarycache": "all", "secondarycache": "all"})
+                s.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
+                             disk_model=disk_model().to_options(), cache_device=zram)
+            with s.phase("fill"):
+                fio_run(topo, "fill")
+                srv.reimport((zfs.DISKS,))   # a cold ARC
+                srv.add_cache(zram)          # an empty L2ARC (added after the fill: nothing in it)
+                srv.start_kstat_sampler()
+                events["cold_ms"] = int(time.time() * 1000)
+            with s.phase("warmup"):
+                fio_run(topo, "random-reads")
+                events["warm_end_ms"] = int(time.time() * 1000)
+            with s.phase("tiers"):
+                fio_run(topo, "arc-probe")
+            with s.phase("collect"):
+                (s.path("arcstats-final.json")).write_text(json.dumps(zfs.read_kstats(srv), indent=1))
+                srv.stop()
+    finally:
+        s.path("events.json").write_text(json.dumps(events, indent=2))
+    d = load(s.data_dir)
+    s.metric(**summary(d, s.params))
+
+
+# ------------------------------------------------------------------------------ analysis
+
+def load(data_dir: Path) -> dict:
+    data_dir = Path(data_dir)
+    fdir, ddir = data_dir / "fio", data_dir / "device"
+    logs = sorted(fdir.glob("warmup_clat_hist.*.log*"))
+    first = []
+    for path in logs:
+        with fiolog.open_log(path) as f:
+            line = f.readline()
+        if line.strip():
+            first.append(int(line.split(b",", 1)[0]) - 1000)
+    t0 = min(first) // 1000 * 1000
+    app = heatmap.from_hist_log(logs, t0_ms=t0)
+    mount_ms = int((ddir / "mount.epoch_ms").read_text())
+    dev_logs = sorted(p for p in ddir.glob("d*.log*") if ".wait." not in p.name)
+    device = heatmap.from_lat_log(dev_logs, t0_ms=t0 - mount_ms)
+    ks = zfs.read_arcstats_series(ddir / "arcstats.txt")
+    events = json.loads((data_dir / "events.json").read_text())
+    if "warm_end_ms" in events:   # the sampler runs on through the ARC probe: keep the warm-up only
+        ks = ks[ks.index <= events["warm_end_ms"]]
+    ks.index = (ks.index - t0) / 1000.0
+    rates = ks.diff().div(pd.Series(ks.index, index=ks.index).diff(), axis=0).iloc[1:]
+    warm = fiolog.read_fio_json(fdir / "random-reads.json")
+    probe = fiolog.job_table(fiolog.read_fio_json(fdir / "arc-probe.json")).set_index("job")
+    return {"app": app, "device": device, "kstats": ks, "rates": rates, "t0_ms": t0,
+            "jobs": fiolog.job_table(warm), "probe": probe, "fio_version": warm.get("fio version")}
+
+
+def iops_series(d: dict, window_s: int = 5) -> pd.Series:
+    app = d["app"]
+    tot = pd.Series(app.column_totals(), index=app.seconds()) / app.col_s
+    return tot.rolling(window_s, min_periods=1).mean()
+
+
+def tier_rates(d: dict) -> pd.DataFrame:
+    """Reads per second answered by each tier, from the ARC's counters: DRAM (ARC hits), L2ARC
+    (l2_hits) and disk (ARC misses that the L2ARC missed too)."""
+    r = d["rates"]
+    return pd.DataFrame({"DRAM (ARC)": r["hits"], "L2ARC": r["l2_hits"], "disk": r["l2_misses"]}).clip(lower=0)
+
+
+def warmup_time(d: dict, level: float = 0.9) -> float:
+    """Seconds until the caches (ARC + L2ARC) answer `level` of the reads, over 5 s windows."""
+    t = tier_rates(d).rolling(5, min_periods=1).mean()
+    share = (t["DRAM (ARC)"] + t["L2ARC"]) / t.sum(axis=1)
+    hit = share[share >= level]
+    return float(hit.index[0]) if len(hit) else float("nan")
+
+
+def predicted_warmup(d: dict, p: dict, level: float = 0.9) -> dict:
+    """First principles: every record must be read from disk once, one miss at a time per thread,
+    and the L2ARC feed thread must keep up.
+    T = level x (working set / record) x cold latency / min(threads, disks)."""
+    cold = phase_stats(d, "cold")
+    records = p["working_set"] / RECORD
+    # Reads in flight: one per thread, but no more than the disks can serve at once.
+    disk_bound = level * records * cold["p50_us"] / 1e6 / min(p["threads"], p["disks"])
+    feed_bound = level * p["working_set"] / (16 * 2 ** 20)   # l2arc_write_max 8 MiB x boost 2, per second
+    return {"records": int(records), "cold_latency_us": cold["p50_us"], "disk_bound_s": disk_bound,
+            "feed_bound_s": feed_bound, "predicted_s": max(disk_bound, feed_bound)}
+
+
+def phase_stats(d: dict, which: str) -> dict:
+    app = d["app"]
+    end = app.n_columns * app.col_s
+    span = max(5.0, round(0.1 * end))
+    a, b = (1.0, 1.0 + span) if which == "cold" else (end - 1.0 - span, end - 1.0)
+    n = int(app.counts[int(a):int(b)].sum())
+    return {"from_s": a, "to_s": b, "iops": n / (b - a), "p50_us": app.percentile(50, a, b) / 1000}
+
+
+def fill_rate_mib_s(ks: pd.DataFrame) -> float | None:
+    """L2ARC fill rate while it fills: from its smallest size to 90% of its final size."""
+    l2 = ks["l2_size"]
+    t_lo = l2.idxmin()
+    after = l2[l2.index > t_lo]
+    reached = after[after >= 0.9 * l2.iloc[-1]]
+    if l2.iloc[-1] <= l2.min() or reached.empty or reached.index[0] <= t_lo:
+        return None
+    t_hi = reached.index[0]
+    return round(float(l2[t_hi] - l2[t_lo]) / (t_hi - t_lo) / 2 ** 20, 2)
+
+
+def summary(d: dict, p: dict) -> dict:
+    cold, warm = phase_stats(d, "cold"), phase_stats(d, "warm")
+    pred = predicted_warmup(d, p)
+    meas = warmup_time(d)
+    ks = d["kstats"]
+    arc_p50 = float(d["probe"].loc["read", "clat_p50_ns"]) / 1000
+    return {
+        "cold_iops": round(cold["iops"], 1), "warm_iops": round(warm["iops"], 1),
+        "warm_cold_ratio": round(warm["iops"] / cold["iops"], 2),
+        "cold_p50_us": round(cold["p50_us"], 1), "warm_p50_us": round(warm["p50_us"], 1),
+        "arc_p50_us": round(arc_p50, 1),
+        "warmup_measured_s": round(meas, 1), "warmup_predicted_s": round(pred["predicted_s"], 1),
+        "warmup_disk_bound_s": round(pred["disk_bound_s"], 1), "warmup_feed_bound_s": round(pred["feed_bound_s"], 1),
+        "l2_size_final_mib": round(float(ks["l2_size"].iloc[-1]) / 2 ** 20, 1),
+        "l2_fill_rate_mib_s": fill_rate_mib_s(ks),
+        "arc_size_mib": round(float(ks["size"].iloc[-1]) / 2 ** 20, 1),
+    }
