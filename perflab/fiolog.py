@@ -162,6 +162,21 @@ def open_log(path: str | os.PathLike, buffering: int = -1):
     return open(path, "rb", buffering=buffering)
 
 
+def first_time_ms(paths, hist: bool = False, interval_ms: int = 1000) -> int:
+    """The earliest time stamp of some fio logs (epoch ms with log_unix_epoch=1); for histogram
+    logs, whose stamps end their interval, the start of the first interval."""
+    best = None
+    for p in paths:
+        with open_log(p) as f:
+            line = f.readline()
+        if line.strip():
+            t = int(line.split(b",", 1)[0]) - (interval_ms if hist else 0)
+            best = t if best is None else min(best, t)
+    if best is None:
+        raise FioLogError(f"no time stamps: the logs are empty: {[str(p) for p in paths]}")
+    return best
+
+
 def log_field_count(path: str | os.PathLike) -> int:
     """Number of comma-separated fields on the first line of a log (0 for an empty file)."""
     with open_log(path) as f:

@@ -28,6 +28,25 @@ BACKING = "/backing"
 DEVLOG = "/devlog"
 
 
+@dataclass
+class LabPaths:
+    """Where a ZFS lab keeps things: image tags, fio's and the devices' output directories (made
+    here), and the host directory the pool is shared through."""
+
+    tags: dict
+    out: Path
+    dev: Path
+    export: Path
+
+
+def lab_paths(s) -> LabPaths:
+    tags = {n: s.manifest.images[n].tag for n in ("fio", "zfs")}
+    out, dev = s.path("fio"), s.path("device")
+    out.mkdir(exist_ok=True)
+    dev.mkdir(exist_ok=True)
+    return LabPaths(tags, out, dev, Path("/run/perflab") / s.run_id / "export")
+
+
 @contextlib.contextmanager
 def shared_export(ledger: Ledger, path: Path):
     """A host directory bind-mounted onto itself and made rshared, removed afterwards (with any

@@ -60,13 +60,10 @@ def _jobs(s) -> dict[str, fio.JobFile]:
 
 def run(s) -> None:
     p = s.params
-    tags = {n: s.manifest.images[n].tag for n in ("fio", "zfs")}
-    out, dev = s.path("fio"), s.path("device")
-    out.mkdir(exist_ok=True)
-    dev.mkdir(exist_ok=True)
+    lp = zfs.lab_paths(s)
+    tags, out, dev, export = lp.tags, lp.out, lp.dev, lp.export
     jobs = {k: v.write(out / f"{k}.fio") for k, v in _jobs(s).items()}
     events: dict[str, int] = {}
-    export = Path("/run/perflab") / s.run_id / "export"
 
     def fio_run(topo, name):
         vols = {str(export): {"bind": zfs.EXPORT, "mode": "rw,rslave"}}
@@ -111,13 +108,7 @@ def load(data_dir: Path) -> dict:
     data_dir = Path(data_dir)
     fdir, ddir = data_dir / "fio", data_dir / "device"
     logs = sorted(fdir.glob("warmup_clat_hist.*.log*"))
-    first = []
-    for path in logs:
-        with fiolog.open_log(path) as f:
-            line = f.readline()
-        if line.strip():
-            first.append(int(line.split(b",", 1)[0]) - 1000)
-    t0 = min(first) // 1000 * 1000
+    t0 = fiolog.first_time_ms(logs, hist=True) // 1000 * 1000
     app = heatmap.from_hist_log(logs, t0_ms=t0)
     mount_ms = int((ddir / "mount.epoch_ms").read_text())
     dev_logs = sorted(p for p in ddir.glob("d*.log*") if ".wait." not in p.name)

@@ -70,13 +70,10 @@ def recordsize(bs: int) -> str:
 
 def run(s) -> None:
     p = s.params
-    tags = {n: s.manifest.images[n].tag for n in ("fio", "zfs")}
-    out, dev = s.path("fio"), s.path("device")
-    out.mkdir(exist_ok=True)
-    dev.mkdir(exist_ok=True)
+    lp = zfs.lab_paths(s)
+    tags, out, dev, export = lp.tags, lp.out, lp.dev, lp.export
     job = job_file(s).write(out / f"{JOB}.fio")
     events: dict[str, int] = {}
-    export = Path("/run/perflab") / s.run_id / "export"
     try:
         with zfs.shared_export(s.ledger, export) as exp, Topology(s.run_id, s.lab.name) as topo:
             with s.phase("pool"):
@@ -160,20 +157,6 @@ def trace_summary(data_dir: Path) -> dict:
 
 # ------------------------------------------------------------------------------ analysis
 
-def _first_stamp(paths: list[Path], hist: bool) -> int:
-    """Smallest time stamp of the logs (epoch ms); for a histogram log, its first interval's start."""
-    best = None
-    for p in paths:
-        with fiolog.open_log(p) as f:
-            line = f.readline()
-        if line.strip():
-            t = int(line.split(b",", 1)[0]) - (1000 if hist else 0)
-            best = t if best is None else min(best, t)
-    if best is None:
-        raise ValueError(f"empty latency logs: {paths}")
-    return best
-
-
 def load(data_dir: Path) -> dict:
     data_dir = Path(data_dir)
     fdir, ddir = data_dir / "fio", data_dir / "device"
@@ -181,7 +164,7 @@ def load(data_dir: Path) -> dict:
     events = json.loads((data_dir / "events.json").read_text())
     hist = bool(sorted(fdir.glob(f"{JOB}_clat_hist.*.log*")))
     logs = sorted(fdir.glob(f"{JOB}_clat_hist.*.log*" if hist else f"{JOB}_clat.*.log*"))
-    t0 = _first_stamp(logs, hist) // 1000 * 1000          # whole seconds: columns line up
+    t0 = fiolog.first_time_ms(logs, hist) // 1000 * 1000   # whole seconds: columns line up
     app = (heatmap.from_hist_log if hist else heatmap.from_lat_log)(logs, t0_ms=t0)
     mount_ms = int((ddir / "mount.epoch_ms").read_text())
     dev_logs = sorted(p for p in ddir.glob("d*.log*") if ".wait." not in p.name)
