@@ -44,10 +44,11 @@ def _map(cols):
 def test_picket_fence_finds_periodic_stalls():
     cols = [[(150_000, 4000)] for _ in range(40)]
     for c in (3, 8, 13, 18, 23, 28, 33, 38):          # a stall every 5 s
-        cols[c].append((3_000_000, 6))
+        cols[c].append((30_000_000, 6))         # 200x the median
+    cols[20].append((600_000, 3))                # ordinary scatter (4x): not a stall
     pf = lab().picket_fence(_map(cols), 0, 40)
-    assert pf["stall_events"] == 8 and pf["period_s"] == 5.0
-    assert abs(pf["fraction"] - 48 / (40 * 4000 + 48)) < 1e-9
+    assert pf["stall_events"] == 8 and pf["period_s"] == 5.0 and pf["spacing_cv"] == 0
+    assert abs(pf["fraction"] - 48 / (40 * 4000 + 48 + 3)) < 1e-9
 
 
 def test_picket_fence_none():

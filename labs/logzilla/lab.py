@@ -196,9 +196,11 @@ def phase_stats(hm: heatmap.HeatMap, t_from: float, t_to: float) -> dict:
             "p50_us": hm.percentile(50, t_from, t_to) / 1000, "p99_us": hm.percentile(99, t_from, t_to) / 1000}
 
 
-def picket_fence(hm: heatmap.HeatMap, t_from: float, t_to: float, factor: float = 10.0) -> dict:
+def picket_fence(hm: heatmap.HeatMap, t_from: float, t_to: float, factor: float = 100.0) -> dict:
     """Periodic stalls in a phase: seconds in which some I/O took `factor` x the phase's median or
-    more. Returns how many such seconds, their typical spacing, and the share of I/O affected."""
+    more (100x by default: well above the ordinary scatter). Returns how many such seconds and runs
+    of them, their typical spacing and how regular it is (`spacing_cv`, the coefficient of
+    variation of the gaps), and the share of I/O affected."""
     p50 = hm.percentile(50, t_from, t_to)
     c0, c1 = int(t_from / hm.col_s), int(t_to / hm.col_s)
     slow_b = hm.edges_ns[:-1] >= factor * p50
@@ -206,9 +208,11 @@ def picket_fence(hm: heatmap.HeatMap, t_from: float, t_to: float, factor: float 
     total = hm.counts[c0:c1].sum()
     cols = np.flatnonzero(slow > 0)
     starts = cols[np.r_[True, np.diff(cols) > 1]] if len(cols) else cols   # runs of stalled seconds
-    period = float(np.median(np.diff(starts))) * hm.col_s if len(starts) >= 3 else float("nan")
+    gaps = np.diff(starts) * hm.col_s
+    period = float(np.median(gaps)) if len(starts) >= 3 else float("nan")
+    cv = float(np.std(gaps) / np.mean(gaps)) if len(starts) >= 3 else float("nan")
     return {"stall_seconds": int(len(cols)), "stall_events": int(len(starts)),
-            "period_s": period, "fraction": float(slow.sum() / total) if total else float("nan"),
+            "period_s": period, "spacing_cv": cv, "fraction": float(slow.sum() / total) if total else float("nan"),
             "threshold_us": factor * p50 / 1000, "times_s": ((starts + c0) * hm.col_s).tolist()}
 
 
@@ -219,7 +223,7 @@ def vdev_ops(d: dict) -> pd.DataFrame:
         return pd.DataFrame()
     rows = []
     for name, (a, b) in windows(d).items():
-        sel = io[(io.t_s > a) & (io.t_s <= b)]
+        sel = io[(io.t_s > a + 1) & (io.t_s <= b - 1)]   # iostat's seconds end at t_s: trim the edges
         for kind in ("disk", "log"):
             k = sel[sel.kind == kind]
             per_s = k.groupby("t_s").write_ops.sum()
@@ -249,6 +253,7 @@ def summary(d: dict, preset: str | None = None) -> dict:
         "disk_write_ops_per_s_before": ops_of("before", "data disks"),
         "disk_write_ops_per_s_after": ops_of("after", "data disks"),
         "picket_stall_events": pf["stall_events"], "picket_period_s": pf["period_s"],
+        "picket_spacing_cv": None if pf["spacing_cv"] != pf["spacing_cv"] else round(pf["spacing_cv"], 2),
         "picket_fraction": round(pf["fraction"], 5),
         "t_add_s": round(d["t_add_s"], 2),
     }
