@@ -36,7 +36,7 @@ def test_toc_lists_every_chapter_in_order(manifest):
     assert files == [str(c.file.with_suffix("")) for c in manifest.chapters]
 
 
-@pytest.mark.parametrize("lab", ["heatmaps", "logzilla"])
+@pytest.mark.parametrize("lab", ["heatmaps", "logzilla", "elinks"])
 def test_lab_files_and_parameter_cell(manifest, lab):
     lb = manifest.lab(lab)
     assert lb.module_path.is_file()
