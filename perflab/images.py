@@ -62,6 +62,9 @@ def build(m: Manifest, names: list[str] | None = None, quiet: bool = True) -> di
             tail = "\n".join(((r.stdout or "") + (r.stderr or "")).splitlines()[-30:])
             raise RuntimeError(f"docker build of {im.tag} failed:\n{tail}")
         out[name] = image_id(im.tag)
+    # A rebuild leaves the previous image untagged: remove ours (labelled), and only those.
+    subprocess.run([docker_bin(), "image", "prune", "-f", "--filter", "label=org.perflab.image"],
+                   capture_output=True)
     return out
 
 

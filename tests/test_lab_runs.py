@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, perflab_cmd
-from perflab import resources
+from perflab import manifest as manifest_mod, resources
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
-LABS = ["heatmaps", "logzilla", "l2arc", "elinks"]
+LABS = list(manifest_mod.load(ROOT).labs)   # every lab's smoke preset runs live
 
 
 def run_dirs():
@@ -102,7 +102,7 @@ def _start(lab, *extra):
 
 
 #: The container whose appearance means a lab is mid-run (its main fio job has started).
-MID_RUN = {"heatmaps": "", "logzilla": "-fio", "l2arc": "-random-reads"}
+MID_RUN = {"heatmaps": "", "logzilla": "-fio", "l2arc": "-random-reads", "elinks": "-tracer"}
 
 
 def _wait_for_containers(run_ids_before, timeout=240, suffix=""):
@@ -122,7 +122,8 @@ def _wait_for_containers(run_ids_before, timeout=240, suffix=""):
     ("heatmaps", signal.SIGINT, ["-p", "runtime=120s"]),
     ("logzilla", signal.SIGTERM, ["-p", "before=120s"]),
     ("l2arc", signal.SIGTERM, ["-p", "warm_time=300s"]),
-], ids=["heatmaps-SIGTERM", "heatmaps-SIGINT", "logzilla-SIGTERM", "l2arc-SIGTERM"])
+    ("elinks", signal.SIGTERM, ["-p", "phase=60s"]),
+], ids=["heatmaps-SIGTERM", "heatmaps-SIGINT", "logzilla-SIGTERM", "l2arc-SIGTERM", "elinks-SIGTERM"])
 def test_interrupted_run_cleans_up_and_is_marked_incomplete(docker_ok, artifacts, lab, sig, extra):
     before = {p.name for p in run_dirs()}
     p = _start(lab, *extra)
