@@ -277,33 +277,20 @@ def remove_docker_objects(client, run_id: str | None = None, skip_runs: set[str]
 
     f = _label_filter(run_id)
     failed = []
-    for c in client.containers.list(all=True, filters=f):
-        if c.labels.get(LABEL_RUN) in skip_runs:
-            continue
-        try:
-            c.remove(force=True, v=True)
-        except docker.errors.NotFound:
-            pass
-        except docker.errors.APIError as e:
-            failed.append(f"container {c.name}: {e.explanation}")
-    for n in client.networks.list(filters=f):
-        if (n.attrs.get("Labels") or {}).get(LABEL_RUN) in skip_runs:
-            continue
-        try:
-            n.remove()
-        except docker.errors.NotFound:
-            pass
-        except docker.errors.APIError as e:
-            failed.append(f"network {n.name}: {e.explanation}")
-    for v in client.volumes.list(filters=f):
-        if (v.attrs.get("Labels") or {}).get(LABEL_RUN) in skip_runs:
-            continue
-        try:
-            v.remove(force=True)
-        except docker.errors.NotFound:
-            pass
-        except docker.errors.APIError as e:
-            failed.append(f"volume {v.name}: {e.explanation}")
+    kinds = (("container", client.containers.list(all=True, filters=f), {"force": True, "v": True}),
+             ("network", client.networks.list(filters=f), {}),
+             ("volume", client.volumes.list(filters=f), {"force": True}))
+    for kind, objs, kw in kinds:
+        for o in objs:
+            labels = o.labels if kind == "container" else (o.attrs.get("Labels") or {})
+            if labels.get(LABEL_RUN) in skip_runs:
+                continue
+            try:
+                o.remove(**kw)
+            except docker.errors.NotFound:
+                pass
+            except docker.errors.APIError as e:
+                failed.append(f"{kind} {o.name}: {e.explanation}")
     return failed
 
 
