@@ -102,7 +102,8 @@ def _start(lab, *extra):
 
 
 #: The container whose appearance means a lab is mid-run (its main fio job has started).
-MID_RUN = {"heatmaps": "", "logzilla": "-fio", "l2arc": "-random-reads", "elinks": "-tracer"}
+MID_RUN = {"heatmaps": "", "logzilla": "-fio", "l2arc": "-random-reads", "elinks": "-tracer",
+           "bad-cable": "-client1"}
 
 
 def _wait_for_containers(run_ids_before, timeout=240, suffix=""):
@@ -123,7 +124,9 @@ def _wait_for_containers(run_ids_before, timeout=240, suffix=""):
     ("logzilla", signal.SIGTERM, ["-p", "before=120s"]),
     ("l2arc", signal.SIGTERM, ["-p", "warm_time=300s"]),
     ("elinks", signal.SIGTERM, ["-p", "phase=60s"]),
-], ids=["heatmaps-SIGTERM", "heatmaps-SIGINT", "logzilla-SIGTERM", "l2arc-SIGTERM", "elinks-SIGTERM"])
+    ("bad-cable", signal.SIGTERM, ["-p", "phase=60s"]),
+], ids=["heatmaps-SIGTERM", "heatmaps-SIGINT", "logzilla-SIGTERM", "l2arc-SIGTERM", "elinks-SIGTERM",
+        "bad-cable-SIGTERM"])
 def test_interrupted_run_cleans_up_and_is_marked_incomplete(docker_ok, artifacts, lab, sig, extra):
     before = {p.name for p in run_dirs()}
     p = _start(lab, *extra)

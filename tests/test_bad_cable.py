@@ -1,0 +1,167 @@
+"""Lab bad-cable: parsing the server's per-client counters (nfs-client-stats), the host veth samples
+and fio's bandwidth logs, and the analysis (rates, the outlier call-out, the gain, the cost of
+collection), on small synthetic data (no Docker)."""
+import json
+
+import pandas as pd
+import pytest
+
+from perflab import manifest as manifest_mod
+
+T0 = 1_795_000_000.0
+IPS = {"192.168.64.3": 1, "192.168.64.4": 2, "192.168.64.5": 3, "192.168.64.6": 4}
+
+
+@pytest.fixture(scope="module")
+def lab():
+    return manifest_mod.load().lab("bad-cable").load_module()
+
+
+def ops_lines(rates: dict[int, float], seconds: int, t0: float = T0, bs: int = 32768):
+    """nfs-client-stats output: cumulative reads per client at 1 Hz, each client at its rate."""
+    out = []
+    for i in range(seconds + 1):
+        t = t0 + i + 0.137
+        for ip, j in IPS.items():
+            reads = int(rates[j] * i)
+            out.append(f"{t:.3f} ::ffff:{ip} {reads} {reads * bs} 0 0 {2 * reads}")
+    return out
+
+
+def veth_lines(bytes_s: dict[int, float], seconds: int, t0: float = T0):
+    out = []
+    for i in range(seconds + 1):
+        t = t0 + i + 0.5
+        for j, r in bytes_s.items():
+            b = int(r * i)
+            out.append(f"{t:.3f} {j} {b} {b // 50} {b // 1500} {b // 3000}")
+    return out
+
+
+def test_parse_ops_maps_addresses_and_drops_junk(lab):
+    lines = ops_lines({1: 300, 2: 30, 3: 300, 4: 300}, 2)
+    lines += ["garbage", "1795000000.0 ::ffff:10.9.9.9 1 2 3 4 5", "1795000000.0 192.168.64.3 x 0 0 0 0"]
+    df = lab.parse_ops(lines, IPS)
+    assert list(df.columns) == ["t", "client", "reads", "read_bytes", "writes", "write_bytes", "other"]
+    assert len(df) == 12 and set(df["client"]) == {1, 2, 3, 4}
+    assert df[df["client"] == 2]["reads"].max() == 60
+    # an address written without the IPv4-mapped prefix is matched too
+    plain = lab.parse_ops(["1795000000.0 192.168.64.5 7 8 0 0 1"], IPS)
+    assert plain.iloc[0]["client"] == 3 and plain.iloc[0]["reads"] == 7
+
+
+def test_parse_veth_and_bw_log(lab):
+    v = lab.parse_veth(veth_lines({1: 1e6, 2: 1e5}, 3) + ["1 2 3", "x 1 2 3 4 5"])
+    assert len(v) == 8 and v["tx_bytes"].max() == 3_000_000
+    bw = lab.parse_bw_log(["1795000001137, 11718, 0, 32768, 0", "1795000002137, 1171, 0, 32768, 0", "bad, line"])
+    assert list(bw["t"]) == [1795000001.137, 1795000002.137]
+    assert bw["bytes_s"].iloc[0] == 11718 * 1024
+
+
+def test_rates_and_counter_rate(lab):
+    df = lab.parse_ops(ops_lines({1: 300, 2: 30, 3: 300, 4: 300}, 10), IPS)
+    per_s = lab.rates(df, "reads")
+    assert sorted(per_s.columns) == [1, 2, 3, 4]
+    assert per_s[2].median() == pytest.approx(30, abs=1) and per_s[1].median() == pytest.approx(300, abs=1)
+    avg = lab.counter_rate(df, "reads", T0 + 2, T0 + 9)
+    assert avg[2] == pytest.approx(30, rel=0.02) and avg[4] == pytest.approx(300, rel=0.01)
+
+
+def test_counter_reset_gives_no_negative_rate(lab):
+    df = pd.DataFrame({"t": [T0, T0 + 1, T0 + 2, T0 + 3], "client": [1] * 4, "reads": [0, 100, 5, 105]})
+    r = lab.rates(df, "reads")[1].dropna()
+    assert (r >= 0).all() and len(r) == 2
+
+
+@pytest.mark.parametrize("bad", [1, 2, 4])
+def test_find_outlier_names_the_slow_client(lab, bad):
+    rates = pd.Series({j: (36.0 if j == bad else 360.0 + j) for j in range(1, 5)})
+    o = lab.find_outlier(rates)
+    assert o["client"] == bad and o["outlier"] and o["ratio"] == pytest.approx(0.1, abs=0.01)
+
+
+def test_find_outlier_calls_nothing_when_clients_agree(lab):
+    o = lab.find_outlier(pd.Series({1: 360.0, 2: 350.0, 3: 365.0}))
+    assert o["client"] == 2 and not o["outlier"] and o["ratio"] > 0.9
+    assert lab.find_outlier(pd.Series({1: 5.0}))["client"] is None
+
+
+def test_expected_gain_is_near_one_over_n(lab):
+    assert lab.expected_gain(10, 0.1) == pytest.approx(0.0989, abs=1e-4)  # 2009: ten clients, ~9%
+    assert lab.expected_gain(5, 0.1) == pytest.approx(0.9 / 4.1)
+    # the chapter's band 0.5/N..2/N holds the model's value at every allowed parameter
+    for n in range(2, 9):
+        for r in (0.02, 0.1, 0.4):
+            assert 0.5 / n <= lab.expected_gain(n, r) <= 2 / n
+
+
+def synthetic_run(tmp_path, bad=3, n=4, good_b=12e6, ratio=0.1, phase=20):
+    """A run directory with the files load() reads: bad phase, replaced phase, four cost windows."""
+    t_bad, t_rep, t_cost = T0, T0 + phase, T0 + 2 * phase
+    clients = {str(j): {"host": f"client{j}", "ip": ip, "veth": f"veth{j}"} for ip, j in IPS.items() if j <= n}
+    windows = [{"collection": on, "t": [t_cost + 1 + i * 6, t_cost + 6 + i * 6]}
+               for i, on in enumerate((False, True, True, False))]
+    tl = {"clients": clients, "bad_client": bad, "link_mbit": 100, "bad_ratio": ratio, "phase_s": phase,
+          "cost_window_s": 5, "settle_s": 3.0, "phases": {"bad cable": [t_bad, t_rep], "replaced": [t_rep, t_cost]},
+          "cost_windows": windows}
+    (tmp_path / "timeline.json").write_text(json.dumps(tl))
+    ops, veth, cum_ops, cum_b = [], [], {j: 0.0 for j in range(1, n + 1)}, {j: 0.0 for j in range(1, n + 1)}
+    for i in range(2 * phase + 26):
+        t = T0 + i
+        mid = t - 0.5  # the counters at t count the bytes of the second that ends at t
+        for ip, j in IPS.items():
+            if j > n:
+                continue
+            if mid < t_cost:
+                b = good_b * (ratio if (j == bad and mid < t_rep) else 1.0)
+            else:  # unshaped: "on" windows 2% slower
+                on = any(w["collection"] and w["t"][0] <= mid <= w["t"][1] for w in windows)
+                b = 100e6 * (0.98 if on else 1.0)
+            cum_b[j] += b
+            cum_ops[j] += b / 32768
+            ops.append(f"{t + 0.1:.3f} ::ffff:{ip} {int(cum_ops[j])} {int(cum_b[j])} 0 0 0")
+            veth.append(f"{t:.3f} {j} {int(cum_b[j])} 0 {int(cum_b[j] / 1500)} 0")
+    (tmp_path / "server").mkdir()
+    (tmp_path / "server" / "ops.log").write_text("\n".join(ops) + "\n")
+    (tmp_path / "net").mkdir()
+    (tmp_path / "net" / "host-veth.log").write_text("\n".join(veth) + "\n")
+    (tmp_path / "fio").mkdir()
+    for j in range(1, n + 1):
+        lines = [f"{int((T0 + i) * 1000)}, {int(good_b * (ratio if (j == bad and i <= phase) else 1) / 1024)}, 0, 32768, 0"
+                 for i in range(2 * phase)]  # a sample covers the second before it
+        (tmp_path / "fio" / f"client{j}_bw.1.log").write_text("\n".join(lines) + "\n")
+    return tl
+
+
+def test_summary_on_a_synthetic_run(lab, tmp_path):
+    synthetic_run(tmp_path, bad=3)
+    m = lab.summary(lab.load(tmp_path))
+    assert m["detected_outlier"] == 3
+    assert m["outlier_ops_ratio"] == pytest.approx(0.1, abs=0.01)
+    assert m["net_ratio"] == pytest.approx(0.1, abs=0.01)
+    assert m["replaced_min_ops_ratio"] == pytest.approx(1.0, abs=0.01)
+    assert m["gain"] == pytest.approx(lab.expected_gain(4, 0.1), rel=0.05)
+    assert m["gain_fio"] == pytest.approx(lab.expected_gain(4, 0.1), rel=0.05)
+    assert m["outlier_mbit_s"] == pytest.approx(9.6, rel=0.02)
+    assert m["collection_cost"] == pytest.approx(0.02, abs=0.005)
+    assert m["collection_cost_spread"] == pytest.approx(0.0, abs=0.005)
+
+
+def test_summary_reads_gzipped_logs(lab, tmp_path):
+    import gzip
+
+    synthetic_run(tmp_path, bad=1)
+    for rel in ("server/ops.log", "net/host-veth.log"):
+        p = tmp_path / rel
+        with gzip.open(str(p) + ".gz", "wt") as f:
+            f.write(p.read_text())
+        p.unlink()
+    assert lab.summary(lab.load(tmp_path))["detected_outlier"] == 1
+
+
+def test_job_file_is_a_plain_fio_job(lab):
+    from perflab import fio
+
+    jf = fio.JobFile.load(lab.HERE / "jobs" / "cached-read.fio")
+    assert jf.get("global", "ioengine") == "nfs" and jf.get("global", "log_unix_epoch") == "1"
+    assert jf.jobs() == ["read"]
