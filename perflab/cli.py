@@ -25,7 +25,7 @@ def _labs(m, args) -> int:
             continue
         print(f"{lab.name}: {lab.title}")
         print(f"  chapter: {m.chapter(lab.chapter).file}   requires: {', '.join(lab.requires) or '-'}")
-        print(f"  presets: " + "; ".join(f"{p} ({', '.join(f'{k}={v}' for k, v in kv.items()) or 'defaults'})"
+        print("  presets: " + "; ".join(f"{p} ({', '.join(f'{k}={v}' for k, v in kv.items()) or 'defaults'})"
                                         for p, kv in lab.presets.items()))
         print("  parameters:")
         for p in lab.params.values():

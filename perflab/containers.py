@@ -123,6 +123,23 @@ class Topology:
                 return
 
 
+def exec_sh(c, cmd: list[str]) -> tuple[int, str]:
+    """Run a command in container c; its exit code and output."""
+    r = c.exec_run(cmd)
+    return r.exit_code, r.output.decode(errors="replace")
+
+
+def wait_for_file(c, path: str, timeout: float, what: str) -> None:
+    """Until `path` exists in container c; if the container stops first, fail with its output."""
+    def ready():
+        c.reload()
+        if c.status not in ("running", "created"):
+            tail = c.logs(tail=20).decode(errors="replace")
+            raise ContainerFailed(f"{what}: the container stopped ({c.status})\n{tail}")
+        return exec_sh(c, ["test", "-e", path])[0] == 0
+    wait_until(ready, timeout, what, interval=0.2)
+
+
 def wait_until(pred, timeout: float, what: str, interval: float = 0.2):
     t_end = time.time() + timeout
     while time.time() < t_end:

@@ -50,7 +50,7 @@ import pyarrow as pa
 import pyarrow.csv as pcsv
 
 from .fiolog import (open_log, HIST_MIN_FIELDS, FioLogError, _check_last_line, _find_bad_line,
-                     fio_bin_edges_ns, lat_log_columns, log_field_count, read_hist_log)
+                     lat_log_columns, log_field_count, read_hist_log)
 
 __all__ = ["Buckets", "HeatMap", "from_lat_log", "from_hist_log", "figure", "render",
            "merge", "bucket_labels", "detect_log_kind"]

@@ -2,7 +2,6 @@
 anything, and leave nothing behind: after success, after SIGTERM or SIGINT, and after SIGKILL
 followed by `perflab clean`. Evidence (commands, outputs) is kept under test-artifacts/."""
 import json
-import os
 import signal
 import subprocess
 import time

@@ -1,7 +1,6 @@
 """run.json is written atomically and survives concurrent writers; resources are released."""
 import json
 import multiprocessing
-import os
 import subprocess
 import sys
 import time

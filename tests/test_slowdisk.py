@@ -289,8 +289,9 @@ def test_seed_makes_rotational_delays_reproducible(binary, backing, tmp_path):
 
     a, b, c = service(5), service(5), service(6)
     same, other = np.abs(a - b), np.abs(a - c)
-    # the same seed: equal but for timer jitter (a VM sometimes wakes a thread ~ms late)
-    assert np.median(same) < 0.1 and np.quantile(same, 0.9) < 0.5, same
+    # the same seed: equal but for timer jitter (a VM sometimes wakes a thread ~ms late, more so
+    # on a busy machine); different seeds differ by a third of a revolution on average (~2.8 ms)
+    assert np.median(same) < 0.2 and np.quantile(same, 0.9) < 1.0, same
     assert np.median(other) > 1.0, other
 
 

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from perflab import fio
-from perflab.containers import ContainerFailed, Topology, wait_until
+from perflab.containers import ContainerFailed, Topology, exec_sh, wait_for_file, wait_until
 
 HERE = Path(__file__).resolve().parent
 JOB = "cached-read"
@@ -116,19 +116,6 @@ class VethSampler(threading.Thread):
 
 # ---------------------------------------------------------------------------------- running
 
-def _sh(c, cmd: list[str]) -> tuple[int, str]:
-    r = c.exec_run(cmd)
-    return r.exit_code, r.output.decode(errors="replace")
-
-
-def _wait_file(c, path: str, timeout: float, what: str) -> None:
-    def ready():
-        c.reload()
-        if c.status not in ("running", "created"):
-            tail = c.logs(tail=20).decode(errors="replace")
-            raise ContainerFailed(f"{what}: the container stopped ({c.status})\n{tail}")
-        return _sh(c, ["test", "-e", path])[0] == 0
-    wait_until(ready, timeout, what, interval=0.2)
 
 
 def _sleep_until(t: float) -> None:
@@ -140,16 +127,16 @@ def _sleep_until(t: float) -> None:
 def _collection(srv, on: bool, ips: list[str]) -> None:
     """Per-client collection on the server: statistics enabled and the 1 Hz sampler running, or neither."""
     if on:
-        code, out = _sh(srv, ["nfs-client-stats", "--enable"])
+        code, out = exec_sh(srv, ["nfs-client-stats", "--enable"])
         if code:
             raise ContainerFailed(f"enabling the server's statistics failed: {out}")
         srv.client.api.exec_start(srv.client.api.exec_create(srv.id, [
             "sh", "-c", "echo $$ > /run/sampler.pid; exec nfs-client-stats /log/ops.log " + " ".join(ips)])["Id"],
             detach=True)
-        wait_until(lambda: _sh(srv, ["test", "-s", "/run/sampler.pid"])[0] == 0, 10, "the server's sampler")
+        wait_until(lambda: exec_sh(srv, ["test", "-s", "/run/sampler.pid"])[0] == 0, 10, "the server's sampler")
     else:
-        _sh(srv, ["sh", "-c", "kill $(cat /run/sampler.pid) && rm -f /run/sampler.pid"])
-        code, out = _sh(srv, ["nfs-client-stats", "--disable"])
+        exec_sh(srv, ["sh", "-c", "kill $(cat /run/sampler.pid) && rm -f /run/sampler.pid"])
+        code, out = exec_sh(srv, ["nfs-client-stats", "--disable"])
         if code:
             raise ContainerFailed(f"disabling the server's statistics failed: {out}")
 
@@ -189,15 +176,15 @@ def run(s) -> None:
                                      cap_drop=["ALL"], cap_add=SERVER_CAPS,
                                      volumes={export.name: {"bind": "/export", "mode": "rw"},
                                               str(sdir): {"bind": "/log", "mode": "rw"}})
-                _wait_file(srv, "/run/ganesha-ready", 60, "the NFS server (ganesha)")
+                wait_for_file(srv, "/run/ganesha-ready", 60, "the NFS server (ganesha)")
                 mib = int(p["file_size"] // (1 << 20))
-                code, out = _sh(srv, ["sh", "-c", "for j in $(seq 1 %d); do dd if=/dev/zero of=/export/client$j.dat "
+                code, out = exec_sh(srv, ["sh", "-c", "for j in $(seq 1 %d); do dd if=/dev/zero of=/export/client$j.dat "
                                                   "bs=1M count=%d status=none || exit 1; done; sync" % (n, mib)])
                 if code:
                     raise ContainerFailed(f"writing the clients' files on the server failed: {out}")
                 version = topo.run(tags["nfsfio"], "fio-version", ["fio", "--version"], network_mode="none").strip()
                 s.provenance(fio_version=version, tools={
-                    "nfs-ganesha": _sh(srv, ["dpkg-query", "-W", "-f", "${Version}", "nfs-ganesha"])[1].strip()})
+                    "nfs-ganesha": exec_sh(srv, ["dpkg-query", "-W", "-f", "${Version}", "nfs-ganesha"])[1].strip()})
                 clients, devs, ips = {}, {}, {}
                 for j in range(1, n + 1):
                     job_for(s, j).write(fdir / f"client{j}.fio")

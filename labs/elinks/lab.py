@@ -44,7 +44,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from perflab.containers import ContainerFailed, Topology, wait_until
+from perflab.containers import Topology, exec_sh, wait_for_file, wait_until
 
 HERE = Path(__file__).resolve().parent
 FORMHIST = ".elinks/formhist"
@@ -82,25 +82,11 @@ def _exec_wait(c, eid: str, timeout: float) -> int | None:
     return api.exec_inspect(eid)["ExitCode"]
 
 
-def _sh(c, cmd: list[str]) -> tuple[int, str]:
-    r = c.exec_run(cmd)
-    return r.exit_code, r.output.decode(errors="replace")
-
-
-def _wait_file(c, path: str, timeout: float, what: str) -> None:
-    """Until `path` exists in container c; if the container stops first, fail with its output."""
-    def ready():
-        c.reload()
-        if c.status not in ("running", "created"):
-            tail = c.logs(tail=20).decode(errors="replace")
-            raise ContainerFailed(f"{what}: the container stopped ({c.status})\n{tail}")
-        return _sh(c, ["test", "-e", path])[0] == 0
-    wait_until(ready, timeout, what, interval=0.2)
 
 
 def _read_pid(c, pidfile: str) -> int:
-    _wait_file(c, pidfile, 10, f"{pidfile} in {c.name}")
-    return int(_sh(c, ["cat", pidfile])[1].strip())
+    wait_for_file(c, pidfile, 10, f"{pidfile} in {c.name}")
+    return int(exec_sh(c, ["cat", pidfile])[1].strip())
 
 
 def _host_pid(c, ns_pid: int) -> int | None:
@@ -119,8 +105,8 @@ def _host_pid(c, ns_pid: int) -> int | None:
 
 def _stop(c, pid: int, timeout: float = 10.0) -> None:
     """SIGTERM one process of container c by its id, and wait until it is gone."""
-    _sh(c, ["kill", "-TERM", str(pid)])
-    wait_until(lambda: _sh(c, ["kill", "-0", str(pid)])[0] != 0, timeout, f"pid {pid} in {c.name} to exit")
+    exec_sh(c, ["kill", "-TERM", str(pid)])
+    wait_until(lambda: exec_sh(c, ["kill", "-0", str(pid)])[0] != 0, timeout, f"pid {pid} in {c.name} to exit")
 
 
 def _sleep_until(t: float) -> None:
@@ -196,7 +182,7 @@ def run(s) -> None:
                 cap_drop=["ALL"], cap_add=SERVER_CAPS,
                 volumes={keys.name: {"bind": "/keys", "mode": "rw"}, homes.name: {"bind": "/home", "mode": "rw"},
                          str(server_dir): {"bind": "/log", "mode": "rw"}})
-            _wait_file(srv, "/keys/ready", 60, "the home-directory server")
+            wait_for_file(srv, "/keys/ready", 60, "the home-directory server")
             desks = {}
             for j in range(1, n + 1):
                 desks[j] = topo.container(
@@ -206,7 +192,7 @@ def run(s) -> None:
                     volumes={keys.name: {"bind": "/keys", "mode": "ro"},
                              str(cdirs[j]): {"bind": "/trace", "mode": "rw"}})
             for j, c in desks.items():
-                _wait_file(c, "/run/desktop-ready", 60, f"desktop {j} (sshfs mount)")
+                wait_for_file(c, "/run/desktop-ready", 60, f"desktop {j} (sshfs mount)")
                 c.reload()
                 tl["clients"][str(j)] = {"host": f"desk{j}", "user": f"desk{j}",
                                          "ip": c.attrs["NetworkSettings"]["Networks"][net.name]["IPAddress"]}
@@ -217,11 +203,11 @@ def run(s) -> None:
                     _exec_bg(c, ["desktop-work", f"{work:g}"])
             desk = desks[k]
             s.provenance(tools={
-                "strace": _sh(desk, ["strace", "-V"])[1].splitlines()[0],
-                "bpftrace": _sh(desk, ["bpftrace", "--version"])[1].strip(),
-                "sshfs": next((ln for ln in _sh(desk, ["sshfs", "--version"])[1].splitlines()
+                "strace": exec_sh(desk, ["strace", "-V"])[1].splitlines()[0],
+                "bpftrace": exec_sh(desk, ["bpftrace", "--version"])[1].strip(),
+                "sshfs": next((ln for ln in exec_sh(desk, ["sshfs", "--version"])[1].splitlines()
                                if ln.startswith("SSHFS")), None),
-                "openssh": _sh(srv, ["sh", "-c", "ssh -V 2>&1"])[1].strip()})
+                "openssh": exec_sh(srv, ["sh", "-c", "ssh -V 2>&1"])[1].strip()})
             time.sleep(1.0)
 
         with s.phase("buggy"):
@@ -247,7 +233,7 @@ def run(s) -> None:
             _exec_wait(desk, st, window + 20)
             tl["tracing"]["strace_openat"] = [ta, time.time()]
             tb = time.time()
-            _sh(desk, ["timeout", "-s", "INT", f"{STACK_SAMPLE_S}", "strace", "-f", "-k", "-ttt", "-e", "trace=openat",
+            exec_sh(desk, ["timeout", "-s", "INT", f"{STACK_SAMPLE_S}", "strace", "-f", "-k", "-ttt", "-e", "trace=openat",
                        "-p", str(pid), "-o", "/trace/strace-stacks.log"])
             tl["tracing"]["strace_stacks"] = [tb, time.time()]
             if tracer is not None:

@@ -20,7 +20,6 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from perflab import fio, fiolog, heatmap, zfs

@@ -19,7 +19,6 @@ Produces, under the run directory:
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 
