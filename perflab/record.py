@@ -71,6 +71,21 @@ def _clean(v):
     return v
 
 
+def read_lines(path) -> list[str]:
+    """A run file's lines, or those of PATH.gz (reference runs keep large files gzipped); [] if
+    neither exists."""
+    import gzip
+
+    path = Path(path)
+    if path.exists():
+        return path.read_text(errors="replace").splitlines()
+    gz = path.with_name(path.name + ".gz")
+    if gz.exists():
+        with gzip.open(gz, "rt", errors="replace") as f:
+            return f.read().splitlines()
+    return []
+
+
 class RunRecord:
     """The run.json of one run directory."""
 

@@ -32,7 +32,6 @@ load() reads them back; the parse_* and analysis functions are tested in tests/t
 from __future__ import annotations
 
 import contextlib
-import gzip
 import json
 import subprocess
 import threading
@@ -43,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from perflab import fio
+from perflab.record import read_lines
 from perflab.containers import ContainerFailed, Topology, exec_sh, wait_for_file, wait_until
 
 HERE = Path(__file__).resolve().parent
@@ -267,17 +267,6 @@ def run(s) -> None:
 
 # ---------------------------------------------------------------------------------- parsing
 
-def _lines(path: Path) -> list[str]:
-    """A text file's lines, or those of PATH.gz (reference runs keep large logs gzipped)."""
-    path = Path(path)
-    if path.exists():
-        return path.read_text(errors="replace").splitlines()
-    gz = path.with_name(path.name + ".gz")
-    if gz.exists():
-        with gzip.open(gz, "rt", errors="replace") as f:
-            return f.read().splitlines()
-    return []
-
 
 def parse_ops(lines, ip_to_client: dict[str, int]) -> pd.DataFrame:
     """nfs-client-stats lines -> t, client, reads, read_bytes, writes, write_bytes, other (cumulative).
@@ -398,9 +387,9 @@ def load(data_dir: Path) -> dict:
     data_dir = Path(data_dir)
     tl = json.loads((data_dir / "timeline.json").read_text())
     ip_to_client = {c["ip"]: int(j) for j, c in tl["clients"].items()}
-    ops = parse_ops(_lines(data_dir / "server" / "ops.log"), ip_to_client)
-    veth = parse_veth(_lines(data_dir / "net" / "host-veth.log"))
-    bw = {int(j): parse_bw_log(_lines(data_dir / "fio" / f"client{j}_bw.1.log")) for j in tl["clients"]}
+    ops = parse_ops(read_lines(data_dir / "server" / "ops.log"), ip_to_client)
+    veth = parse_veth(read_lines(data_dir / "net" / "host-veth.log"))
+    bw = {int(j): parse_bw_log(read_lines(data_dir / "fio" / f"client{j}_bw.1.log")) for j in tl["clients"]}
     fio_json = {}
     for j in tl["clients"]:
         f = data_dir / "fio" / f"client{j}.json"

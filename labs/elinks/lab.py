@@ -35,7 +35,6 @@ functions are the analysis, tested on synthetic lines in tests/test_elinks.py.
 """
 from __future__ import annotations
 
-import gzip
 import json
 import re
 import shutil
@@ -44,6 +43,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from perflab.record import read_lines
 from perflab.containers import Topology, exec_sh, wait_for_file, wait_until
 
 HERE = Path(__file__).resolve().parent
@@ -475,35 +475,24 @@ def net_rates(net: pd.DataFrame, t0: float, t1: float) -> dict:
 
 # ---------------------------------------------------------------------------------- loading
 
-def _lines(path: Path) -> list[str]:
-    """A text file's lines, or those of PATH.gz (reference runs keep large logs gzipped)."""
-    path = Path(path)
-    if path.exists():
-        return path.read_text(errors="replace").splitlines()
-    gz = path.with_name(path.name + ".gz")
-    if gz.exists():
-        with gzip.open(gz, "rt", errors="replace") as f:
-            return f.read().splitlines()
-    return []
-
 
 def load(data_dir: Path) -> dict:
     data_dir = Path(data_dir)
     tl = json.loads((data_dir / "timeline.json").read_text())
     k = tl["buggy_client"]
     cdir = data_dir / "clients" / f"desk{k}"
-    req = parse_sftp_log(_lines(data_dir / "server" / "sftp.log"), tl["clients"])
-    bpf_lines = _lines(cdir / "bpftrace.json")
+    req = parse_sftp_log(read_lines(data_dir / "server" / "sftp.log"), tl["clients"])
+    bpf_lines = read_lines(cdir / "bpftrace.json")
     return {
         "timeline": tl,
         "requests": req,
-        "strace": parse_strace(_lines(cdir / "strace-openat.log")),
-        "strace_fixed": parse_strace(_lines(cdir / "strace-fixed.log")),
-        "stacks": parse_strace_stacks(_lines(cdir / "strace-stacks.log")),
+        "strace": parse_strace(read_lines(cdir / "strace-openat.log")),
+        "strace_fixed": parse_strace(read_lines(cdir / "strace-fixed.log")),
+        "stacks": parse_strace_stacks(read_lines(cdir / "strace-stacks.log")),
         "bpftrace": parse_bpftrace(bpf_lines) if bpf_lines else None,
         "bpftrace_status": tl.get("tracing", {}).get("bpftrace", {}).get("status") or "not run",
-        "net": {int(j): parse_net(_lines(data_dir / "clients" / f"desk{j}" / "net.log")) for j in tl["clients"]},
-        "program": _lines(cdir / "elinks-standin.txt"),
+        "net": {int(j): parse_net(read_lines(data_dir / "clients" / f"desk{j}" / "net.log")) for j in tl["clients"]},
+        "program": read_lines(cdir / "elinks-standin.txt"),
     }
 
 
