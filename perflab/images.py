@@ -2,10 +2,11 @@
 
 When no registry answers, scripts/bootstrap-base-image.sh makes the base image locally
 (debootstrap, then `docker import` under the same tag) and the same Dockerfiles build on top.
-Also reports what is inside an image for provenance (its id and fio's version).
+Also reports an image's id, for provenance.
 """
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,13 +23,7 @@ def docker_bin() -> str:
 
 def ensure_base(root: Path) -> None:
     subprocess.run(["bash", str(root / "scripts" / "bootstrap-base-image.sh"), BASE], check=True, stdout=sys.stderr,
-                   env={**_env(), "DOCKER": docker_bin()})
-
-
-def _env():
-    import os
-
-    return dict(os.environ)
+                   env={**os.environ, "DOCKER": docker_bin()})
 
 
 def fingerprint(m: Manifest, name: str) -> str:
@@ -82,10 +77,3 @@ def _label(tag: str, key: str) -> str | None:
 def missing(m: Manifest, names: list[str]) -> list[str]:
     """Tags of the images that are absent or older than the files they are built from."""
     return [m.images[n].tag for n in names if _label(m.images[n].tag, "org.perflab.inputs") != fingerprint(m, n)]
-
-
-def fio_version(tag: str) -> str | None:
-    r = subprocess.run([docker_bin(), "run", "--rm", "--network", "none", "--label",
-                        "org.perflab.owner=perflab", "--label", "org.perflab.run=probe", tag,
-                        "fio", "--version"], capture_output=True, text=True, timeout=120)
-    return r.stdout.strip() if r.returncode == 0 else None

@@ -204,15 +204,9 @@ def _rm_path(e):
     return not p.exists()
 
 
-def _rm_zpool(e):
-    # A pool lives inside its ZFS server container; removing the container ends zfs-fuse and with it
-    # the pool. Host-side there is nothing more to do unless a host zpool command knows the name.
-    return not _sh(["zpool", "list", e["id"]]) or _sh(["zpool", "export", "-f", e["id"]])
-
-
 REMOVERS = {
     "process": _rm_process, "mount": _rm_mount, "loop": _rm_loop, "zram": _rm_zram,
-    "tc": _rm_tc, "cgroup": _rm_cgroup, "path": _rm_path, "zpool": _rm_zpool,
+    "tc": _rm_tc, "cgroup": _rm_cgroup, "path": _rm_path,
 }
 _EXISTS = {
     "process": lambda e: process_alive(int(e["id"]), e.get("start_time")),
@@ -225,7 +219,6 @@ _EXISTS = {
         ["tc", "qdisc", "show", "dev", e["id"]], capture_output=True, text=True).stdout,
     "cgroup": lambda e: Path(e["id"]).exists(),
     "path": lambda e: Path(e["id"]).exists(),
-    "zpool": lambda e: _sh(["zpool", "list", e["id"]]),
 }
 
 
