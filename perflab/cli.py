@@ -46,6 +46,9 @@ def _run(m, args) -> int:
     except manifest_mod.ManifestError as e:
         print(f"perflab run: {e}", file=sys.stderr)
         return runner.EXIT_REFUSED
+    except KeyboardInterrupt:   # while waiting for another lab: nothing was created yet
+        print(f"perflab run {args.lab}: interrupted before it started, nothing was created", file=sys.stderr)
+        return runner.EXIT_INTERRUPTED
 
 
 def _heatmap(m, args) -> int:

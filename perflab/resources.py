@@ -302,6 +302,37 @@ def run_active(run_dir: Path) -> bool:
     return o.get("pid") != os.getpid() and process_alive(o["pid"], o.get("start_time"))
 
 
+#: One lab at a time per machine: labs emulate time (disks, links), and two at once on a small machine
+#: distort each other's results. Shared by every clone of the project on the machine.
+MACHINE_LOCK = Path("/run/perflab/labs.lock")
+
+
+@contextlib.contextmanager
+def machine_lock(what: str, wait_note=None, path: Path = MACHINE_LOCK):
+    """Hold the machine's lab lock for the block; while another run holds it, wait, calling
+    wait_note(holder) every 30 s (holder: what that run wrote, e.g. "heatmaps pid 123")."""
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        last = 0.0
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if wait_note and time.time() - last >= 30:
+                    wait_note(os.pread(fd, 200, 0).decode(errors="replace").strip() or "another run")
+                    last = time.time()
+                time.sleep(0.5)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{what} pid {os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)   # closing releases the lock
+
+
 def runs_root(root: Path) -> Path:
     return Path(root) / "data" / "runs"
 

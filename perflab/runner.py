@@ -99,6 +99,16 @@ def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: b
     lab = m.lab(lab_name)
     values = validate(m, lab, preset, overrides)
     check_requirements(m, lab)
+
+    def waiting(holder):
+        print(f"perflab: waiting for the lab that is running ({holder}); one lab at a time",
+              file=sys.stderr)
+
+    with resources.machine_lock(f"{lab.name} {preset}", None if quiet else waiting):
+        return _run_locked(m, lab, preset, values, record, quiet)
+
+
+def _run_locked(m: Manifest, lab: Lab, preset: str, values: dict, record: bool, quiet: bool) -> int:
     missing = images.missing(m, lab.images)
     if missing:
         print(f"perflab: building missing or out-of-date images {', '.join(missing)}", file=sys.stderr)
