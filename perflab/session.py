@@ -5,6 +5,7 @@
     hm = heatmap.from_lat_log(s.path("fio", "both_clat.1.log"))
     s.metric(p50_ratio=...); s.check("bands separated", ok, value, ">= 10")
     s.figure(fig, "heatmap")         # saved under figures/ and displayed
+    s.compare([(label, metric, fmt, published_2009), ...], source)   # your run / reference / 2009
     s.finish()                       # check table; in reference mode a failed check fails the build
 
 `run="reference"` reads the run recorded under data/reference/<lab>/ (no Docker needed); a preset
@@ -128,6 +129,13 @@ class Session:
         from .figures import show
 
         return show(fig)
+
+    def compare(self, rows, source: str):
+        """The "your run vs reference vs 2009" panel (perflab.compare): rows are compare.Row or
+        (label, metric, fmt, published) tuples."""
+        from .compare import Row, panel
+
+        return panel(self, [r if isinstance(r, Row) else Row(*r) for r in rows], source)
 
     def finish(self):
         """Show the checks; in reference mode a failed check raises (the book must not claim what

@@ -1,0 +1,86 @@
+"""The "your run vs reference vs 2009" panel every case-study chapter ends its results with.
+
+    s.compare([
+        Row("writes/s without a log device", "iops_before", "{:,.0f}", "143"),
+        Row("IOPS gain", "iops_ratio", "{:.1f}x", "12x"),
+    ], source='"Logzilla" / "Hybrid Storage Pool" posts, 2009')
+
+Columns: this run (live runs only), the recorded reference run (its run.json metrics), and the
+published 2009 figure. A metric a run does not have shows as "-", never as a guess. The panel is
+HTML with the class `perflab-compare` (the browser test looks for it on every case-study page).
+"""
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Row:
+    label: str          # what the row measures, in the reader's words
+    metric: str | None  # key in run.json metrics (None: a 2009-only row)
+    fmt: str = "{}"     # how to show the value (str.format)
+    published: str = "-"  # the 2009 figure, as the post gives it
+
+
+def _fmt(metrics: dict, row: Row) -> str:
+    if row.metric is None or metrics.get(row.metric) is None:
+        return "-"
+    v = metrics[row.metric]
+    try:
+        return row.fmt.format(v)
+    except (ValueError, TypeError):
+        return str(v)
+
+
+def reference_metrics(reference_dir: Path) -> tuple[dict, dict] | None:
+    """(metrics, run.json) of the recorded reference run, or None when there is none."""
+    f = Path(reference_dir) / "run.json"
+    if not f.exists():
+        return None
+    doc = json.loads(f.read_text())
+    return doc.get("metrics", {}), doc
+
+
+class Panel:
+    def __init__(self, columns: list[str], rows: list[Row], values: list[list[str]], source: str, note: str):
+        self.columns, self.rows, self.values, self.source, self.note = columns, rows, values, source, note
+
+    def table(self) -> dict[str, dict[str, str]]:
+        """{row label: {column: shown value}}: what the panel says, for tests and checks."""
+        return {r.label: dict(zip(self.columns, vals)) for r, vals in zip(self.rows, self.values)}
+
+    def _repr_html_(self) -> str:
+        e = html.escape
+        head = "".join(f"<th>{e(c)}</th>" for c in ["", *self.columns])
+        body = "".join("<tr><th>" + e(r.label) + "</th>" + "".join(f"<td>{e(v)}</td>" for v in vals) + "</tr>"
+                       for r, vals in zip(self.rows, self.values))
+        return (f'<div class="perflab-compare"><table class="table">'
+                f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+                f"<p><small>2009: {e(self.source)}. {e(self.note)}</small></p></div>")
+
+    def __repr__(self) -> str:
+        lines = [" | ".join(["", *self.columns])]
+        lines += [" | ".join([r.label, *vals]) for r, vals in zip(self.rows, self.values)]
+        return "\n".join(lines)
+
+
+def panel(session, rows: list[Row], source: str) -> Panel:
+    ref = reference_metrics(session.reference_dir())
+    columns, cols_vals = [], []
+    if session.live:
+        columns.append(f"your run ({session.preset})")
+        cols_vals.append([_fmt(session.metrics, r) for r in rows])
+    if ref is not None:
+        metrics, doc = ref
+        when = (doc.get("provenance", {}).get("started") or "")[:10]
+        columns.append(f"reference run ({doc.get('preset')}, {when})")
+        cols_vals.append([_fmt(metrics, r) for r in rows])
+    columns.append("2009 (published)")
+    cols_vals.append([r.published for r in rows])
+    values = [list(v) for v in zip(*cols_vals)]
+    note = ("Ratios are what carry over between machines; absolute numbers belong to the hardware."
+            + ("" if session.live else f" Your own run adds a column: scripts/perflab run {session.lab.name} --preset smoke."))
+    return Panel(columns, rows, values, source, note)

@@ -1,0 +1,28 @@
+"""The "your run vs reference vs 2009" panel: values come from the runs' metrics, missing ones
+show as "-", and a live run adds its own column beside the reference."""
+import json
+
+from perflab import session
+from perflab.compare import Row
+
+
+def test_reference_panel_shows_recorded_metrics_and_2009(manifest):
+    s = session.open("logzilla", run="reference", root=manifest.root)
+    p = s.compare([("IOPS gain", "iops_ratio", "{:.1f}x", "12x"), Row("not measured", "no_such_metric", "{}", "7")],
+                  source='"Logzilla", 2009')
+    t = p.table()
+    ref_col = [c for c in p.columns if c.startswith("reference run")][0]
+    recorded = json.loads(s.path("run.json").read_text())["metrics"]["iops_ratio"]
+    assert t["IOPS gain"][ref_col] == f"{recorded:.1f}x"
+    assert t["IOPS gain"]["2009 (published)"] == "12x"
+    assert t["not measured"][ref_col] == "-"
+    assert not any(c.startswith("your run") for c in p.columns)
+    assert 'class="perflab-compare"' in p._repr_html_()
+
+
+def test_live_panel_adds_your_run(manifest, tmp_path):
+    s = session.open("logzilla", run="reference", root=manifest.root)
+    s.mode, s.preset = "live", "smoke"          # as a live run would be, without running anything
+    s.metrics = {"iops_ratio": 37.84}
+    t = s.compare([("IOPS gain", "iops_ratio", "{:.1f}x", "12x")], source="x").table()
+    assert t["IOPS gain"]["your run (smoke)"] == "37.8x"
