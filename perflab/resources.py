@@ -309,26 +309,25 @@ MACHINE_LOCK = Path("/run/perflab/labs.lock")
 
 @contextlib.contextmanager
 def machine_lock(what: str, wait_note=None, path: Path = MACHINE_LOCK):
-    """Hold the machine's lab lock for the block; while another run holds it, wait, calling
-    wait_note(holder) every 30 s (holder: what that run wrote, e.g. "heatmaps pid 123")."""
+    """Hold the machine's lab lock for the block; while another run holds it, wait (in the kernel's
+    queue, with anyone else waiting), after calling wait_note(holder) once (holder: what that run
+    wrote, e.g. "heatmaps smoke pid 123")."""
     import fcntl
 
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        last = 0.0
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if wait_note and time.time() - last >= 30:
-                    wait_note(os.pread(fd, 200, 0).decode(errors="replace").strip() or "another run")
-                    last = time.time()
-                time.sleep(0.5)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if wait_note:
+                wait_note(os.pread(fd, 200, 0).decode(errors="replace").strip()
+                          or f"a process holding {path}, e.g. `flock {path} CMD`")
+            fcntl.flock(fd, fcntl.LOCK_EX)
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{what} pid {os.getpid()}\n".encode(), 0)
         yield
+        os.ftruncate(fd, 0)  # the next holder may be a plain `flock`, which writes nothing
     finally:
         os.close(fd)   # closing releases the lock
 
