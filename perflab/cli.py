@@ -2,11 +2,14 @@
 
     perflab labs                          the labs, their parameters and presets
     perflab run LAB [--preset P] [-p k=v] run a lab; the last line printed is the run directory
+    perflab run LAB --variant FILE        run a student's mystery variant (perflab assign)
+    perflab assign LAB --students CSV --seed S --out DIR   a class's mystery labs and the answer key
+    perflab grade --key KEY SUBMISSION | --class DIR       mark submissions against the key
     perflab heatmap LOG... [--html OUT] [--csv OUT]
     perflab clean [--check] [--run ID]    remove what runs left behind (labelled or recorded only)
     perflab doctor                        what this machine can run
     perflab images [NAME...]              build the lab images
-    perflab book [--run PRESET] [--out DIR] build the HTML book
+    perflab book [--run PRESET] [--out DIR] [--solutions hide|show|strip]  build the HTML book
     perflab book-config [--check]         regenerate _config.yml and _toc.yml from book.toml
 """
 from __future__ import annotations
@@ -39,7 +42,8 @@ def _run(m, args) -> int:
     from . import runner
 
     try:
-        return runner.run(m, args.lab, args.preset, args.param or [], record=args.record, quiet=args.quiet)
+        return runner.run(m, args.lab, args.preset, args.param or [], record=args.record, quiet=args.quiet,
+                          variant=args.variant)
     except runner.Refused as e:
         print(f"perflab run {args.lab}: refused, nothing was created:\n{e}", file=sys.stderr)
         return runner.EXIT_REFUSED
@@ -49,6 +53,54 @@ def _run(m, args) -> int:
     except KeyboardInterrupt:   # while waiting for another lab: nothing was created yet
         print(f"perflab run {args.lab}: interrupted before it started, nothing was created", file=sys.stderr)
         return runner.EXIT_INTERRUPTED
+
+
+def _assign(m, args) -> int:
+    from . import assign, mystery
+
+    try:
+        a = assign.assign(m, args.lab, args.students, args.seed, args.out)
+    except (mystery.MysteryError, manifest_mod.ManifestError) as e:
+        print(f"perflab assign: refused, nothing was written: {e}", file=sys.stderr)
+        return 2
+    for s in a.students:
+        print(f"{s['id']}: {s['package']}")
+    print(f"perflab assign: {len(a.students)} students, {a.space} distinct variants of {a.lab}"
+          + (f"; the class is larger than that: variants repeat (at most {a.rounds} students each)"
+             if a.rounds > 1 else "; every student has a different one"), file=sys.stderr)
+    print(f"perflab assign: the answer key is {a.key_path}: keep it (and the seed) away from the students",
+          file=sys.stderr)
+    return 0
+
+
+def _grade(m, args) -> int:
+    import json
+
+    from . import grade
+
+    try:
+        key = grade.load_key(args.key)
+        if args.class_dir:
+            reports, unknown = grade.grade_class(key, args.class_dir)
+            for u in unknown:
+                print(f"perflab grade: {u}: not a student in the key, skipped", file=sys.stderr)
+        elif args.submission:
+            reports = [grade.grade(key, grade.load_submission(args.submission), args.student)]
+        else:
+            print("perflab grade: give a SUBMISSION or --class DIR", file=sys.stderr)
+            return 2
+    except grade.GradeError as e:
+        print(f"perflab grade: {e}", file=sys.stderr)
+        return 2
+    for r in reports:
+        print(grade.text(r))
+    if args.csv:
+        grade.write_csv(reports, args.csv)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(reports if args.class_dir else reports[0], f, indent=2, default=str)
+            f.write("\n")
+    return 0
 
 
 def _heatmap(m, args) -> int:
@@ -138,9 +190,15 @@ def _book(m, args) -> int:
     if args.run != "reference":
         env["PERFLAB_BOOK_RUN"] = args.run
     jb = Path(sys.executable).with_name("jupyter-book")
-    cmd = [str(jb), "build", str(m.root), "--warningiserror", "--keep-going"]
-    if args.out:
-        cmd += ["--path-output", args.out]
+    src = m.root
+    if args.solutions != "hide":   # build from a staged copy with the solutions shown or stripped
+        from . import solutions
+
+        src = solutions.stage(m.root, [c.file for c in m.chapters], args.solutions,
+                              m.root / "_build" / f".stage-{args.solutions}")
+    cmd = [str(jb), "build", str(src), "--warningiserror", "--keep-going"]
+    if args.out or src != m.root:
+        cmd += ["--path-output", str(args.out or m.root)]
     r = subprocess.run(cmd, env=env, cwd=m.root)
     out = Path(args.out or m.root) / "_build" / "html" / "index.html"
     if r.returncode == 0:
@@ -160,7 +218,22 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--param", action="append", metavar="KEY=VALUE", help="override a parameter")
     p.add_argument("--record", action="store_true", help="keep this run as the chapter's reference run")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary on stderr")
+    p.add_argument("--variant", metavar="FILE", help="a student's sealed mystery variant (variant.json from perflab assign)")
     p.set_defaults(fn=_run)
+    p = sub.add_parser("assign", help="a class's mystery labs: a hidden variant per student, and the answer key")
+    p.add_argument("lab")
+    p.add_argument("--students", required=True, metavar="CSV", help="roster: a header line with an id column (and name)")
+    p.add_argument("--seed", required=True, help="the class's secret seed (same seed and roster: same variants)")
+    p.add_argument("--out", required=True, metavar="DIR", help="one package per student, and instructor/key.json")
+    p.set_defaults(fn=_assign)
+    p = sub.add_parser("grade", help="mark mystery-lab submissions against the answer key")
+    p.add_argument("submission", nargs="?", help="a run directory, an executed notebook, or an answers file")
+    p.add_argument("--key", required=True, help="instructor/key.json from perflab assign")
+    p.add_argument("--student", help="whose submission this is (default: as the answers or the run say)")
+    p.add_argument("--class", dest="class_dir", metavar="DIR", help="grade DIR/<student id>/ for every student")
+    p.add_argument("--csv", help="write one row per student here")
+    p.add_argument("--json", help="write the full report(s) here")
+    p.set_defaults(fn=_grade)
     p = sub.add_parser("heatmap", help="latency heat map from fio per-I/O or histogram logs")
     p.add_argument("logs", nargs="+")
     p.add_argument("--html")
@@ -182,6 +255,8 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("book", help="build the HTML book (chapters render their reference runs)")
     p.add_argument("--run", default="reference", help="reference (default), or a preset to run every lab live")
     p.add_argument("--out", help="build under this directory instead of the repository root")
+    p.add_argument("--solutions", choices=("hide", "show", "strip"), default="hide",
+                   help="exercise solutions: folded (default), unfolded (instructors), or left out (a class's copy)")
     p.set_defaults(fn=_book)
     p = sub.add_parser("book-config", help="regenerate the Jupyter Book configuration from book.toml")
     p.add_argument("--check", action="store_true")

@@ -148,3 +148,21 @@ def wait_until(pred, timeout: float, what: str, interval: float = 0.2):
             return v
         time.sleep(interval)
     raise TimeoutError(f"{what}: not ready after {timeout:g} s")
+
+
+def data_root_disk(client) -> str:
+    """The whole block device (/dev/NAME) that holds Docker's data root, and so its volumes: the
+    device that docker's --device-read-iops/--device-read-bps must name to limit a lab's "disk"
+    (chapters/benchmarking.md, chapters/stepping.md)."""
+    import os
+
+    root = client.info().get("DockerRootDir", "/var/lib/docker")
+    dev = os.stat(root).st_dev
+    sys_dev = os.path.realpath(f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}")
+    if os.path.exists(os.path.join(sys_dev, "partition")):
+        sys_dev = os.path.dirname(sys_dev)  # a partition: throttling applies to its disk
+    path = f"/dev/{os.path.basename(sys_dev)}"
+    if not os.path.exists(path):
+        raise RuntimeError(f"Docker's data root {root} is on {sys_dev}, which has no block device "
+                           "node to throttle (an overlay or network file system?)")
+    return path

@@ -64,6 +64,9 @@ class Chapter:
     title: str
     file: Path
     lab: str | None = None
+    # A case study (a post of 2008-2009 reproduced): its page must show the "your run vs reference
+    # vs 2009" panel (perflab.compare); tests/test_browser.py checks the built page for it.
+    case_study: bool = False
 
 
 @dataclass
@@ -138,7 +141,7 @@ def load(root: Path | None = None) -> Manifest:
                              tuple(im.get("inputs", default_inputs)))
     chapters = []
     for c in raw.get("chapters", []):
-        chapters.append(Chapter(c["id"], c["title"], Path(c["file"]), c.get("lab")))
+        chapters.append(Chapter(c["id"], c["title"], Path(c["file"]), c.get("lab"), bool(c.get("case_study", False))))
     labs = {}
     for name, lb in raw.get("labs", {}).items():
         params = {}
@@ -177,6 +180,8 @@ def _check(m: Manifest) -> None:
             raise ManifestError(f"chapter {c.id}: {c.file} does not exist")
         if c.lab and c.lab not in m.labs:
             raise ManifestError(f"chapter {c.id}: lab {c.lab} is not defined")
+        if c.case_study and not c.lab:
+            raise ManifestError(f"chapter {c.id}: case_study = true needs a lab")
     for lab in m.labs.values():
         if lab.chapter not in ids:
             raise ManifestError(f"lab {lab.name}: chapter {lab.chapter} is not in [[chapters]]")

@@ -231,6 +231,11 @@ def resolve(lab: Lab, preset: str | None = "smoke", overrides: dict | list | Non
             problems.append(f"parameter {name}={_show(p, v)}: lists a number twice; allowed: {allowed(p)}")
     if not problems and lab.disk:
         problems += _check_disk(lab, values, budget or {}, free_bytes)
+    if not problems:
+        # What a schema cannot say (a hosts file that must exist and list enough hosts): the lab
+        # module's validate(values) returns its refusals, in the same words as the ones above.
+        hook = getattr(lab.load_module(), "validate", None) if lab.module_path else None
+        problems += list(hook(values)) if hook else []
     if problems:
         raise ParamError(problems)
     return values

@@ -12,6 +12,7 @@ runner says otherwise. Schema (front page, "What a run leaves"):
     metrics     headline numbers, by name
     checks      [{name, passed, value, expected}]
     phases      [{name, started, ended, expected_s}]
+    sanity      [{rule, source, job, ddir, saw, message, why}]: benchmarking-trap warnings (perflab.sanity)
 """
 from __future__ import annotations
 
@@ -144,6 +145,10 @@ class RunRecord:
         def f(d):
             d["checks"] = [c for c in d["checks"] if c["name"] != name] + [item]
         return self.update(f)
+
+    def sanity(self, findings: list[dict]) -> dict:
+        """The sanity rules' findings (perflab.sanity): warnings, not checks."""
+        return self.update(lambda d: d.__setitem__("sanity", findings))
 
     def phase(self, name: str, started: float, ended: float | None, expected_s: float | None) -> dict:
         def f(d):

@@ -51,11 +51,10 @@ def check_requirements(m: Manifest, lab: Lab) -> None:
                       "and starts one (see `scripts/perflab doctor`)")
 
 
-def notebook_input(m: Manifest, lab: Lab, run_dir: Path) -> Path:
+def notebook_input(m: Manifest, lab: Lab, run_dir: Path, source: Path | None = None) -> Path:
     import jupytext
 
-    chapter = m.chapter(lab.chapter)
-    nb = jupytext.read(m.root / chapter.file)
+    nb = jupytext.read(source or m.root / m.chapter(lab.chapter).file)
     dst = run_dir / "notebook.input.ipynb"
     jupytext.write(nb, dst)
     return dst
@@ -95,8 +94,11 @@ def _stop(proc: subprocess.Popen, run_dir: Path, stop: _Interrupt) -> None:
 
 
 def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: bool = False,
-        quiet: bool = False) -> int:
+        quiet: bool = False, variant: str | None = None) -> int:
     lab = m.lab(lab_name)
+    v = None
+    if variant:  # a mystery variant (perflab.mystery): its preset and sealed values, its notebook
+        v, preset, overrides = _variant(m, lab, variant, overrides, record)
     values = validate(m, lab, preset, overrides)
     check_requirements(m, lab)
 
@@ -105,16 +107,35 @@ def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: b
               file=sys.stderr)
 
     with resources.machine_lock(f"{lab.name} {preset}", None if quiet else waiting):
-        return _run_locked(m, lab, preset, values, record, quiet)
+        return _run_locked(m, lab, preset, values, record, quiet, v)
 
 
-def _run_locked(m: Manifest, lab: Lab, preset: str, values: dict, record: bool, quiet: bool) -> int:
+def _variant(m: Manifest, lab: Lab, path: str, overrides: list[str], record: bool):
+    from . import mystery
+
+    try:
+        v = mystery.load_variant(m, path)
+    except mystery.MysteryError as e:
+        raise Refused(str(e)) from None
+    if v.lab != lab.name:
+        raise Refused(f"variant file {path} is for lab {v.lab}, not {lab.name}")
+    if record:
+        raise Refused("a mystery run cannot be recorded as the reference run (--record with --variant)")
+    locked = set(v.hidden) | set(v.fixed)
+    mine = [o for o in overrides if o.split("=", 1)[0].strip() in locked]
+    if mine:
+        raise Refused(f"{', '.join(mine)}: the variant sets {', '.join(sorted(locked))}; they cannot be overridden")
+    return v, v.preset, v.overrides() + list(overrides)
+
+
+def _run_locked(m: Manifest, lab: Lab, preset: str, values: dict, record: bool, quiet: bool,
+                variant=None) -> int:
     missing = images.missing(m, lab.images)
     if missing:
         print(f"perflab: building missing or out-of-date images {', '.join(missing)}", file=sys.stderr)
         images.build(m, [n for n in lab.images if m.images[n].tag in missing])
 
-    run_dir = create_run(m, lab, preset, values)
+    run_dir = create_run(m, lab, preset, values, variant=variant)
     rec = RunRecord(run_dir)
     rec.provenance(images={n: {"tag": m.images[n].tag, "id": images.image_id(m.images[n].tag)}
                            for n in lab.images})
@@ -124,11 +145,12 @@ def _run_locked(m: Manifest, lab: Lab, preset: str, values: dict, record: bool, 
     status, error, rc = "failed", None, EXIT_FAILED
     proc = None
     try:
-        nb_in = notebook_input(m, lab, run_dir)
+        nb_in = notebook_input(m, lab, run_dir, variant.notebook if variant else None)
         nb_out = run_dir / "notebook.ipynb"
         pfile = run_dir / "papermill-params.json"
-        pfile.write_text(json.dumps({"run": preset, "params": params_mod.describe(values, lab),
-                                     "run_dir": str(run_dir)}))
+        # A mystery run passes no values: the notebook reads them, sealed, from run.json.
+        shown = {} if variant is not None else params_mod.describe(values, lab)
+        pfile.write_text(json.dumps({"run": preset, "params": shown, "run_dir": str(run_dir)}))
         cmd = [sys.executable, "-m", "papermill", str(nb_in), str(nb_out), "-f", str(pfile),
                "--cwd", str(run_dir), "--no-progress-bar", "--log-level", "ERROR",
                "--kernel", "python3"]
@@ -169,6 +191,10 @@ def _run_locked(m: Manifest, lab: Lab, preset: str, values: dict, record: bool, 
             _stop(proc, run_dir, stop)
     finally:
         failed = resources.clean_run(run_dir, resources.docker_client())
+        if variant is not None:  # however the run ended, the lab's raw files keep no planted value
+            from . import mystery
+
+            mystery.scrub_files(run_dir, mystery.spec(m, lab.name).scrub, lab.name)
         if failed:
             error = (error + "; " if error else "") + "cleanup failed for: " + ", ".join(failed)
         rec.provenance(ended=provenance.now_iso(), duration_s=round(time.time() - started, 1))

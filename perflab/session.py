@@ -48,6 +48,7 @@ class Session:
         self._plan: list[tuple[str, float]] = []
         self._t0 = time.time()
         self.owns_run = False
+        self.mystery = None  # a mystery run's perflab.mystery.RunSeal (planted values sealed)
 
     # -- where things are --
     @property
@@ -110,6 +111,8 @@ class Session:
     # -- results --
     def metric(self, **kv) -> None:
         self.metrics.update(kv)
+        if self.mystery is not None:  # answer-giving metrics go to run.json sealed
+            kv = self.mystery.metric(self.record, kv)
         if self.record:
             self.record.metric(**kv)
 
@@ -137,6 +140,28 @@ class Session:
 
         return panel(self, [r if isinstance(r, Row) else Row(*r) for r in rows], source)
 
+    def sanity_findings(self) -> list:
+        """The benchmarking-trap warnings of this run (perflab.sanity, chapters/benchmarking.md):
+        recorded in run.json under "sanity" (live runs) and shown; never a failed check."""
+        from . import sanity
+
+        if getattr(self, "mystery", None) is not None:
+            return []  # a mystery run: a warning could give away what was planted
+        try:
+            findings = sanity.review_session(self)
+        except Exception as e:  # noqa: BLE001 - a warning must never break a lab run
+            print(f"perflab: sanity rules could not run: {e}")
+            return []
+        if self.record:
+            self.record.sanity([x.as_dict() for x in findings])
+        if findings:
+            from IPython.display import display
+
+            print(f"Sanity warnings ({len(findings)}): traps this run may have fallen into (see "
+                  "'Benchmarking without fooling yourself')")
+            display(sanity.table(findings))
+        return findings
+
     def finish(self):
         """Show the checks; in reference mode a failed check raises (the book must not claim what
         its data does not show). In live mode the runner turns a failed check into its exit code."""
@@ -144,6 +169,7 @@ class Session:
 
         df = pd.DataFrame(self.checks, columns=["name", "passed", "value", "expected"])
         failed = [c["name"] for c in self.checks if not c["passed"]]
+        self.sanity_findings()
         if self.ledger:
             # The kernel is about to finish: it is no longer a process to reclaim.
             self.ledger.release("process", str(os.getpid()))
@@ -167,16 +193,22 @@ def _new_run_dir(root: Path, lab: str) -> Path:
 
 
 def create_run(m: manifest_mod.Manifest, lab: manifest_mod.Lab, preset: str, values: dict,
-               owner: bool = True) -> Path:
-    """Make a run directory and its first run.json (status incomplete). Parameters are already valid."""
+               owner: bool = True, variant=None) -> Path:
+    """Make a run directory and its first run.json (status incomplete). Parameters are already valid.
+    `variant` (perflab.mystery.Variant): a mystery run, whose planted parameters run.json keeps sealed."""
     d = _new_run_dir(m.root, lab.name)
     if owner:
         resources.write_owner(d)
-    RunRecord(d).create({
+    doc = {
         "run_id": d.name, "lab": lab.name, "preset": preset, "params": values,
         "params_text": params_mod.describe(values, lab),
         "provenance": {**provenance.collect(m.root), "started": provenance.now_iso()},
-    })
+    }
+    if variant is not None:
+        from . import mystery
+
+        doc = mystery.mask_run_doc(doc, variant)
+    RunRecord(d).create(doc)
     return d
 
 
@@ -197,6 +229,12 @@ def open(lab: str, run: str = REFERENCE, params: dict | None = None, run_dir: st
     if run_dir:  # started by `perflab run`: the run directory and run.json exist
         d = Path(run_dir)
         doc = RunRecord(d).read()
+        seal = None
+        if doc.get("mystery"):  # a mystery run: the planted values come from the sealed variant
+            from . import mystery
+
+            seal = mystery.RunSeal.from_doc(m, lb, doc)
+            doc["params_text"] = {**doc["params_text"], **seal.hidden_text}
         values = params_mod.resolve(lb, None, doc["params_text"])
     else:  # run live from a notebook by hand: validate here, then make a run directory
         values = params_mod.resolve(lb, run, params or {}, m.budget,
@@ -204,5 +242,7 @@ def open(lab: str, run: str = REFERENCE, params: dict | None = None, run_dir: st
         d = create_run(m, lb, run, values)
     s = Session(m, lb, "live", run, values, d, RunRecord(d))
     s.owns_run = not run_dir
+    if run_dir:
+        s.mystery = seal
     s.ledger.record_process(os.getpid(), "notebook kernel")
     return s

@@ -139,9 +139,9 @@ class ZfsServer:
         wait_until(lambda: " fuse.slowdisk " in self.sh("cat /proc/mounts"), 20, "slowdisk mount")
         return [f"{DISKS}/{d}" for d in names]
 
-    def create_pool(self, layout: list[str], props: dict[str, str]) -> None:
-        opts = sum((["-O", f"{k}={v}"] for k, v in props.items()), [])
-        self.exec(["zpool", "create", "-f", "-m", f"{EXPORT}/{POOL}", *opts, POOL, *layout])
+    def create_pool(self, layout: list[str], props: dict[str, str], name: str = POOL) -> None:
+        """`zpool create -f` (also over the disks of an exported pool), mounted at /export/<name>."""
+        self.exec(create_pool_cmd(layout, props, name))
 
     def add_log(self, size_mb: int) -> str:
         dev = "/fast/slog"
@@ -180,6 +180,11 @@ class ZfsServer:
         t_end = time.time() + 15
         while time.time() < t_end and "slowdisk" in self.sh("ps -eo comm", check=False):
             time.sleep(0.2)
+
+
+def create_pool_cmd(layout: list[str], props: dict[str, str], name: str = POOL) -> list[str]:
+    opts = sum((["-O", f"{k}={v}"] for k, v in props.items()), [])
+    return ["zpool", "create", "-f", "-m", f"{EXPORT}/{name}", *opts, name, *layout]
 
 
 _UNIT = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}

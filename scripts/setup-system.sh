@@ -2,11 +2,12 @@
 # Host packages and services the labs need, installed only when missing; idempotent.
 #   - Debian packages: Docker's engine (docker.io), fio, zfs-fuse, FUSE 3, debootstrap (to make the
 #     base image when no registry answers), iproute2 (tc), strace, and a compiler for the
-#     slow-disk emulator.
+#     slow-disk emulator; headless Chromium (and its fonts) for the book's browser test.
+#     linux-perf: `perf stat -e cycles,instructions` for the ht lab (CPI where the CPU exposes counters).
 #   - dockerd started in the background when no engine answers (log: /var/log/perflab-dockerd.log).
 set -euo pipefail
 PKGS=(docker.io fio zfs-fuse fuse3 libfuse3-dev pkg-config gcc make debootstrap iproute2 strace
-      ca-certificates util-linux procps)
+      ca-certificates util-linux procps chromium fonts-liberation linux-perf)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -35,6 +35,19 @@ def artifacts(request):
     return d
 
 
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory):
+    """The HTML book, built once per test session from the working tree (reference runs, no Docker),
+    under the machine's lab lock (the build is CPU-heavy); tests/test_book.py and test_browser.py share it."""
+    from perflab import resources
+
+    out = tmp_path_factory.mktemp("book")
+    with resources.machine_lock("book build (tests)"):
+        r = perflab_cmd("book", "--out", str(out), timeout=1800)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
+    return out / "_build" / "html"
+
+
 def perflab_cmd(*args, timeout=900, **kw):
     return subprocess.run([str(ROOT / "scripts" / "perflab"), *args], capture_output=True, text=True,
                           timeout=timeout, cwd=ROOT, **kw)

@@ -2,6 +2,7 @@
 and fio's bandwidth logs, and the analysis (rates, the outlier call-out, the gain, the cost of
 collection), on small synthetic data (no Docker)."""
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -50,8 +51,8 @@ def test_parse_ops_maps_addresses_and_drops_junk(lab):
     assert plain.iloc[0]["client"] == 3 and plain.iloc[0]["reads"] == 7
 
 
-def test_parse_veth_and_bw_log(lab):
-    v = lab.parse_veth(veth_lines({1: 1e6, 2: 1e5}, 3) + ["1 2 3", "x 1 2 3 4 5"])
+def test_parse_links_and_bw_log(lab):
+    v = lab.parse_links(veth_lines({1: 1e6, 2: 1e5}, 3) + ["1 2 3", "x 1 2 3 4 5"])
     assert len(v) == 8 and v["tx_bytes"].max() == 3_000_000
     bw = lab.parse_bw_log(["1795000001137, 11718, 0, 32768, 0", "1795000002137, 1171, 0, 32768, 0", "bad, line"])
     assert list(bw["t"]) == [1795000001.137, 1795000002.137]
@@ -98,7 +99,8 @@ def test_expected_gain_is_near_one_over_n(lab):
 def synthetic_run(tmp_path, bad=3, n=4, good_b=12e6, ratio=0.1, phase=20):
     """A run directory with the files load() reads: bad phase, replaced phase, four cost windows."""
     t_bad, t_rep, t_cost = T0, T0 + phase, T0 + 2 * phase
-    clients = {str(j): {"host": f"client{j}", "ip": ip, "veth": f"veth{j}"} for ip, j in IPS.items() if j <= n}
+    clients = {str(j): {"host": f"client{j}", "fio_host": ip, "ip": ip, "veth": f"veth{j}"}
+               for ip, j in IPS.items() if j <= n}
     windows = [{"collection": on, "t": [t_cost + 1 + i * 6, t_cost + 6 + i * 6]}
                for i, on in enumerate((False, True, True, False))]
     tl = {"clients": clients, "bad_client": bad, "link_mbit": 100, "bad_ratio": ratio, "phase_s": phase,
@@ -124,12 +126,14 @@ def synthetic_run(tmp_path, bad=3, n=4, good_b=12e6, ratio=0.1, phase=20):
     (tmp_path / "server").mkdir()
     (tmp_path / "server" / "ops.log").write_text("\n".join(ops) + "\n")
     (tmp_path / "net").mkdir()
-    (tmp_path / "net" / "host-veth.log").write_text("\n".join(veth) + "\n")
+    (tmp_path / "net" / "links.log").write_text("\n".join(veth) + "\n")
     (tmp_path / "fio").mkdir()
-    for j in range(1, n + 1):
+    for ip, j in IPS.items():
+        if j > n:
+            continue
         lines = [f"{int((T0 + i) * 1000)}, {int(good_b * (ratio if (j == bad and i <= phase) else 1) / 1024)}, 0, 32768, 0"
                  for i in range(2 * phase)]  # a sample covers the second before it
-        (tmp_path / "fio" / f"client{j}_bw.1.log").write_text("\n".join(lines) + "\n")
+        (tmp_path / "fio" / f"client_bw.1.log.{ip}").write_text("\n".join(lines) + "\n")
     return tl
 
 
@@ -151,7 +155,7 @@ def test_summary_reads_gzipped_logs(lab, tmp_path):
     import gzip
 
     synthetic_run(tmp_path, bad=1)
-    for rel in ("server/ops.log", "net/host-veth.log"):
+    for rel in ("server/ops.log", "net/links.log"):
         p = tmp_path / rel
         with gzip.open(str(p) + ".gz", "wt") as f:
             f.write(p.read_text())
@@ -165,3 +169,83 @@ def test_job_file_is_a_plain_fio_job(lab):
     jf = fio.JobFile.load(lab.HERE / "jobs" / "cached-read.fio")
     assert jf.get("global", "ioengine") == "nfs" and jf.get("global", "log_unix_epoch") == "1"
     assert jf.jobs() == ["read"]
+
+
+def test_htb_class_counters(lab):
+    text = ("class htb 1:1 root prio 0 rate 100Mbit ceil 100Mbit burst 64Kb cburst 1600b \n"
+            " Sent 123456 bytes 789 pkt (dropped 0, overlimits 3 requeues 0) \n backlog 0b 0p requeues 0\n"
+            " lended: 12 borrowed: 0 giants: 0\n tokens: 81250 ctokens: 1875\n\n"
+            "class htb 1:12 root prio 0 rate 10Mbit ceil 10Mbit burst 64Kb cburst 1600b \n"
+            " Sent 42 bytes 1 pkt (dropped 0, overlimits 0 requeues 0) \n")
+    assert lab.parse_htb_classes(text) == {1: (123456, 789), 12: (42, 1)}
+
+
+def _params(lab, **kw):
+    return {"bad_client": 2, "hosts": "", "hosts_network": "", **kw}
+
+
+def test_hosts_parameters_are_checked_before_anything_runs(lab, tmp_path):
+    assert lab.validate(_params(lab)) == []
+    assert "only used with a hosts file" in lab.validate(_params(lab, hosts_network="net"))[0]
+    assert "cannot read the hosts file" in lab.validate(_params(lab, hosts=str(tmp_path / "nope")))[0]
+    one = tmp_path / "one"
+    one.write_text("a\n")
+    msgs = " | ".join(lab.validate(_params(lab, hosts=str(one), hosts_network="x")))
+    assert "lists 1 host; allowed: at least 2" in msgs and "bad_client=2: the hosts file lists 1 hosts" in msgs
+    two = tmp_path / "two"
+    two.write_text("a\nb\n")
+    assert "the Docker network on which" in lab.validate(_params(lab, hosts=str(two)))[0]
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_hosts_file_drives_hosts_the_lab_does_not_own(docker_ok, artifacts, tmp_path):
+    """Containers stand in for a class's machines: each runs `fio --server` on a network of its own;
+    the lab gets their addresses in a hosts file, plants the bad cable on the second, finds it, and
+    leaves the hosts running and untouched."""
+    import time
+
+    from conftest import ROOT, perflab_cmd
+    from perflab import fioclients, manifest, resources
+
+    client = resources.docker_client()
+    run_id = f"test-hosts-{int(time.time())}"
+    labels = resources.labels(run_id, "test")
+    image = manifest.load(ROOT).images["nfsfio"].tag
+    net = client.networks.create(f"perflab-{run_id}-room", driver="bridge", labels=labels)
+    hosts = []
+    try:
+        for j in range(1, 4):
+            hosts.append(client.containers.run(image, fioclients.server_command(5 * j), name=f"perflab-{run_id}-pc{j}",
+                                               network=net.name, labels=labels, detach=True, init=True,
+                                               cap_drop=["ALL"]))
+        ips = []
+        for c in hosts:
+            c.reload()
+            ips.append(c.attrs["NetworkSettings"]["Networks"][net.name]["IPAddress"])
+            t_end = time.time() + 30
+            while c.exec_run(["sh", "-c", fioclients.LISTENING]).exit_code != 0:
+                assert time.time() < t_end, "fio --server did not start"
+                time.sleep(0.3)
+        hf = tmp_path / "hosts.txt"
+        hf.write_text("# the room\n" + "".join(f"{ip}\n" for ip in ips))
+        r = perflab_cmd("run", "bad-cable", "--preset", "smoke", "-p", f"hosts={hf}", "-p", f"hosts_network={net.name}",
+                        "-p", "bad_client=2")
+        (artifacts / "run.txt").write_text(f"exit {r.returncode}\n{r.stdout}\n{r.stderr}")
+        run_dir = Path(r.stdout.strip().splitlines()[-1])
+        doc = json.loads((run_dir / "run.json").read_text())
+        assert r.returncode == 0, r.stderr
+        assert doc["metrics"]["detected_outlier"] == 2
+        assert all(c["passed"] for c in doc["checks"]), doc["checks"]
+        tl = json.loads((run_dir / "timeline.json").read_text())
+        assert [tl["clients"][str(j)]["ip"] for j in (1, 2, 3)] == ips
+        assert (run_dir / "fio" / "hosts.list").read_text() == "".join(f"{ip}\n" for ip in ips)
+        assert resources.docker_objects(client, doc["run_id"]) == []   # the lab's own objects are gone
+        for c in hosts:                                                 # the hosts are not the lab's
+            c.reload()
+            assert c.status == "running"
+        assert [x for x in resources.leftovers(ROOT) if x.run_id == doc["run_id"]] == []
+    finally:
+        for c in hosts:
+            c.remove(force=True)
+        net.remove()

@@ -90,7 +90,7 @@ def test_smoke_run_completes_with_checks_and_provenance(docker_ok, artifacts, ma
     assert doc["metrics"]
     assert (run_dir / "notebook.ipynb").is_file() and list((run_dir / "figures").glob("*.html"))
     if uses_fio:
-        assert list((run_dir / "fio").glob("*.fio")) and list((run_dir / "fio").glob("*.json"))
+        assert list((run_dir / "fio").rglob("*.fio")) and list((run_dir / "fio").rglob("*.json"))
     assert not (run_dir / resources.OWNER).exists()
     assert_nothing_left(artifacts)
 
@@ -102,7 +102,8 @@ def _start(lab, *extra):
 
 #: The container whose appearance means a lab is mid-run (its main fio job has started).
 MID_RUN = {"heatmaps": "", "logzilla": "-fio", "l2arc": "-random-reads", "elinks": "-tracer",
-           "bad-cable": "-client1"}
+           "bad-cable": "-client1", "jbod": "-fio-phase1", "latency-art": "-icy-lake", "benchmarking": "-traps",
+           "stepping": "-stepped", "ht": "-fio-2cpu", "streaming": "-fio", "dedup": "-planted"}
 
 
 def _wait_for_containers(run_ids_before, timeout=240, suffix=""):
@@ -124,8 +125,16 @@ def _wait_for_containers(run_ids_before, timeout=240, suffix=""):
     ("l2arc", signal.SIGTERM, ["-p", "warm_time=300s"]),
     ("elinks", signal.SIGTERM, ["-p", "phase=60s"]),
     ("bad-cable", signal.SIGTERM, ["-p", "phase=60s"]),
+    ("jbod", signal.SIGTERM, ["-p", "phase=60s"]),
+    ("latency-art", signal.SIGTERM, ["-p", "icy_time=120s"]),
+    ("benchmarking", signal.SIGTERM, ["-p", "runtime=60s"]),
+    ("stepping", signal.SIGTERM, ["-p", "step=60s"]),
+    ("ht", signal.SIGTERM, ["-p", "runtime=30s"]),
+    ("streaming", signal.SIGTERM, ["-p", "file_size=256MiB"]),
+    ("dedup", signal.SIGTERM, ["-p", "data_size=1GiB"]),
 ], ids=["heatmaps-SIGTERM", "heatmaps-SIGINT", "logzilla-SIGTERM", "l2arc-SIGTERM", "elinks-SIGTERM",
-        "bad-cable-SIGTERM"])
+        "bad-cable-SIGTERM", "jbod-SIGTERM", "latency-art-SIGTERM", "benchmarking-SIGTERM", "stepping-SIGTERM", "ht-SIGTERM",
+        "streaming-SIGTERM", "dedup-SIGTERM"])
 def test_interrupted_run_cleans_up_and_is_marked_incomplete(docker_ok, artifacts, lab, sig, extra):
     before = {p.name for p in run_dirs()}
     p = _start(lab, *extra)

@@ -1,38 +1,50 @@
 """Lab `bad-cable` (chapter "A bad cable: one slow client among identical ones", chapters/bad-cable.md).
 
 Topology: one labelled, internal Docker network; on it an NFS server (NFS-Ganesha, NFSv4, export on
-a Docker volume; capabilities SYS_ADMIN and DAC_READ_SEARCH only) and `clients` identical clients,
-each running fio with its NFS engine (libnfs; no mount, no capabilities) that reads its own file
-over and over. The file is written on the server first, so every read is served from the server's
-page cache: the 2009 "cached DRAM read workload".
+a Docker volume; capabilities SYS_ADMIN and DAC_READ_SEARCH only) and the load generators. Each
+load generator runs `fio --server`; a driver container runs `fio --client=hosts.list clients.fio`
+(perflab.fioclients), so every client runs the same job at the same moment: sequential reads, with
+fio's NFS engine (libnfs; no mount, no capabilities), of one file written on the server first, so
+every read is served from the server's page cache: the 2009 "cached DRAM read workload".
 
-The network links: each client's host-side veth (found from the container's
+Load generators: by default `clients` containers of the lab. With `hosts=FILE` (one host per line,
+see perflab.fioclients) they are hosts the lab does not own, each already running `fio --server`
+(a class's machines, or containers): the server and the driver then join `hosts_network` (a Docker
+network those hosts are reachable on, e.g. a macvlan network for real hosts) and nothing is created
+on the hosts.
+
+The network links. Own containers: each client's host-side veth (found from the container's
 /sys/class/net/eth0/iflink) gets a token-bucket filter (`tc qdisc replace dev VETH root tbf rate R
-burst 64kb latency 50ms`), which limits what the server sends to that client. The good clients get
-`link_mbit`; client `bad_client` gets `bad_ratio` of it: the port that negotiated 100 Mbit/s
-instead of 1 Gbit/s. Every qdisc is recorded in the run's ledger before it is made, and removed and
-released at the end (perflab clean removes it after a crash).
+burst 64kb latency 50ms`), which limits what the server sends to that client; every qdisc is
+recorded in the run's ledger before it is made and removed and released at the end (perflab clean
+removes it after a crash). Hosts from a file: one HTB on the server's interface toward them, inside
+the server container's network namespace, one class per client matched on its address. Either way
+the good clients get `link_mbit` and client `bad_client` gets `bad_ratio` of it: the port that
+negotiated 100 Mbit/s instead of 1 Gbit/s.
 
-Phases: `bad cable` (`phase` s), `replaced` (`phase` s: the bad client's qdisc gets the good rate),
-then `collection cost`: all qdiscs removed (the links unshaped, so that the server and clients are
-CPU-bound), four windows of `cost_window` s in the order off, on, on, off. "On" means the server
-keeps per-client statistics (ganesha's EnableStats) and a sampler reads them over D-Bus every
-second; "off" means the statistics are disabled and the sampler stopped.
+Phases: `bad cable` (`phase` s), `replaced` (`phase` s: the bad client's link gets the good rate),
+then `collection cost`: the links unshaped (so that the server and clients are CPU-bound), four
+windows of `cost_window` s in the order off, on, on, off. "On" means the server keeps per-client
+statistics (ganesha's EnableStats) and a sampler reads them over D-Bus every second; "off" means
+the statistics are disabled and the sampler stopped.
 
 Collected at 1 Hz:
   server/ops.log          per-client NFS counters from ganesha over D-Bus (nfs-client-stats):
                           "<epoch> <client ip> <reads> <read bytes> <writes> <write bytes> <other ops>"
-  net/host-veth.log       each client's host-side veth counters (host tx = bytes to the client):
+  net/links.log           each client's link counters (tx = bytes to the client):
                           "<epoch> <client> <tx_bytes> <rx_bytes> <tx_packets> <rx_packets>"
-  fio/clientN.json        fio's own result per client; fio/clientN_bw.1.log its 1 s bandwidth log
-  fio/cached-read.fio     the job file as shipped; fio/clientN.fio as run
-  timeline.json           clients (ip, veth, rates), phases, cost windows
+  fio/clients.json        the driver's result: a row per host (client_stats)
+  fio/client_bw.1.log.<host>  each host's 1 s bandwidth log, sent back to the driver
+  fio/cached-read.fio     the job file as shipped; fio/clients.fio as run; fio/hosts.list
+  timeline.json           clients (host, ip, veth, rates), phases, cost windows
 load() reads them back; the parse_* and analysis functions are tested in tests/test_bad_cable.py.
 """
 from __future__ import annotations
 
 import contextlib
 import json
+import re
+import socket
 import subprocess
 import threading
 import time
@@ -41,12 +53,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from perflab import fio
+from perflab import fio, fioclients
 from perflab.record import read_lines
 from perflab.containers import ContainerFailed, Topology, exec_sh, wait_for_file, wait_until
 
 HERE = Path(__file__).resolve().parent
 JOB = "cached-read"
+DATA_FILE = "cached.dat"   # one file on the server; every client reads it (the same job runs on all)
 SERVER_CAPS = ["SYS_ADMIN", "DAC_READ_SEARCH"]  # ganesha's VFS back end: name_to_handle_at/open_by_handle_at
 SETTLE_S = 3.0    # the first seconds of each phase (fio starting, TCP adjusting to a new rate) are left out
 START_S = 2.0     # from the fio containers' start to the first phase
@@ -65,7 +78,7 @@ def expected_gain(n: int, ratio: float) -> float:
     return (1 - ratio) / (n - 1 + ratio)
 
 
-# ---------------------------------------------------------------------------------- host side
+# ---------------------------------------------------------------------------------- the links
 
 def host_veth(c) -> str:
     """The host-side name of container c's eth0: the interface whose ifindex is eth0's iflink."""
@@ -78,33 +91,107 @@ def host_veth(c) -> str:
     raise RuntimeError(f"no host interface with ifindex {idx} (container {c.name})")
 
 
-def set_rate(dev: str, mbit: float) -> None:
-    subprocess.run(["tc", "qdisc", "replace", "dev", dev, "root", "tbf", "rate", f"{mbit * 1000:.0f}kbit", *TBF],
-                   check=True, capture_output=True, text=True)
+def _kbit(mbit: float) -> str:
+    return f"{mbit * 1000:.0f}kbit"
 
 
-def unshape(dev: str) -> None:
-    subprocess.run(["tc", "qdisc", "del", "dev", dev, "root"], capture_output=True)
+def _tc(cmd: list[str], prefix: tuple = ()) -> None:
+    r = subprocess.run([*prefix, "tc", *cmd], capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError(f"tc {' '.join(cmd)}: {r.stderr.strip()}")
 
 
-class VethSampler(threading.Thread):
-    """Reads each client's host-side veth counters once a second into a file (a thread of the run)."""
+class VethLinks:
+    """The lab's own client containers: a tbf on each client's host-side veth (host egress = what
+    the server sends to that client), recorded in the run's ledger; counters from the veth."""
 
-    def __init__(self, devs: dict[int, str], path: Path):
+    def __init__(self, ledger, stack: contextlib.ExitStack):
+        self.ledger, self.stack, self.devs = ledger, stack, {}
+
+    def add(self, j: int, container, mbit: float) -> None:
+        self.devs[j] = host_veth(container)
+        self.stack.enter_context(self.ledger.holding("tc", self.devs[j], qdisc="tbf"))
+        self.set_rate(j, mbit)
+
+    def set_rate(self, j: int, mbit: float) -> None:
+        _tc(["qdisc", "replace", "dev", self.devs[j], "root", "tbf", "rate", _kbit(mbit), *TBF])
+
+    def unshape(self) -> None:
+        for dev in self.devs.values():
+            subprocess.run(["tc", "qdisc", "del", "dev", dev, "root"], capture_output=True)
+
+    def counters(self) -> dict[int, list[int]]:
+        out = {}
+        for j, dev in self.devs.items():
+            base = Path("/sys/class/net", dev, "statistics")
+            with contextlib.suppress(OSError, ValueError):
+                out[j] = [int((base / k).read_text()) for k in ("tx_bytes", "rx_bytes", "tx_packets", "rx_packets")]
+        return out
+
+
+UNSHAPED_MBIT = 10_000  # "no limit" for an HTB class: far above what 2 cores can send
+
+
+class ServerLinks:
+    """Hosts the lab does not own (a hosts file): one HTB on the server's interface toward them,
+    inside the server container's network namespace, a class per client matched on its address
+    (u32 dst); counters are the classes' sent bytes and packets. The qdisc lives and dies with the
+    container's namespace: nothing on the host to record."""
+
+    def __init__(self, server_pid: int, dev: str):
+        self.ns, self.dev, self.ips = ("nsenter", "-t", str(server_pid), "-n"), dev, {}
+        _tc(["qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb", "default", "999"], self.ns)
+        _tc(["class", "add", "dev", dev, "parent", "1:", "classid", "1:999", "htb", "rate", _kbit(UNSHAPED_MBIT)],
+            self.ns)
+
+    def add(self, j: int, ip: str, mbit: float) -> None:
+        self.ips[j] = ip
+        _tc(["class", "add", "dev", self.dev, "parent", "1:", "classid", f"1:{j}", "htb", "rate", _kbit(mbit),
+             "ceil", _kbit(mbit), "burst", "64k"], self.ns)
+        _tc(["filter", "add", "dev", self.dev, "parent", "1:", "protocol", "ip", "prio", "1", "u32", "match", "ip",
+             "dst", f"{ip}/32", "flowid", f"1:{j}"], self.ns)
+
+    def set_rate(self, j: int, mbit: float) -> None:
+        _tc(["class", "change", "dev", self.dev, "parent", "1:", "classid", f"1:{j}", "htb", "rate", _kbit(mbit),
+             "ceil", _kbit(mbit), "burst", "64k"], self.ns)
+
+    def unshape(self) -> None:
+        for j in self.ips:
+            self.set_rate(j, UNSHAPED_MBIT)
+
+    def counters(self) -> dict[int, list[int]]:
+        r = subprocess.run([*self.ns, "tc", "-s", "class", "show", "dev", self.dev], capture_output=True, text=True)
+        return {j: [b, 0, pk, 0] for j, (b, pk) in parse_htb_classes(r.stdout).items() if j in self.ips}
+
+
+def parse_htb_classes(text: str) -> dict[int, tuple[int, int]]:
+    """`tc -s class show` of an HTB -> {minor class id: (sent bytes, sent packets)}."""
+    out, cls = {}, None
+    for line in text.splitlines():
+        m = re.match(r"class htb 1:(\d+) ", line)
+        if m:
+            cls = int(m.group(1))
+            continue
+        m = re.match(r"\s*Sent (\d+) bytes (\d+) pkt", line)
+        if m and cls is not None:
+            out[cls] = (int(m.group(1)), int(m.group(2)))
+            cls = None
+    return out
+
+
+class LinkSampler(threading.Thread):
+    """Reads each client's link counters once a second into a file (a thread of the run)."""
+
+    def __init__(self, links, path: Path):
         super().__init__(daemon=True)
-        self.devs, self.path, self.stop_evt = devs, path, threading.Event()
+        self.links, self.path, self.stop_evt = links, path, threading.Event()
 
     def run(self):
         nxt = time.time()
         with open(self.path, "a", buffering=1) as f:
             while not self.stop_evt.is_set():
                 t = time.time()
-                for j, dev in self.devs.items():
-                    base = Path("/sys/class/net", dev, "statistics")
-                    try:
-                        v = [int((base / k).read_text()) for k in ("tx_bytes", "rx_bytes", "tx_packets", "rx_packets")]
-                    except (OSError, ValueError):
-                        continue
+                for j, v in sorted(self.links.counters().items()):
                     f.write(f"{t:.3f} {j} " + " ".join(map(str, v)) + "\n")
                 nxt += 1.0
                 self.stop_evt.wait(max(0.0, nxt - time.time()))
@@ -114,9 +201,40 @@ class VethSampler(threading.Thread):
         self.join(timeout=5)
 
 
+# ---------------------------------------------------------------------------------- parameters
+
+def validate(p: dict) -> list[str]:
+    """Refusals the schema cannot express: the hosts file (parameter hosts) and its network."""
+    if not p.get("hosts"):
+        return [f"parameter hosts_network={p['hosts_network']}: only used with a hosts file; allowed: empty "
+                "unless hosts is given"] if p.get("hosts_network") else []
+    try:
+        hosts = fioclients.read_hosts(p["hosts"])
+    except fioclients.HostsError as e:
+        return [f"parameter hosts={p['hosts']}: {e}; allowed: a file with one host per line running "
+                "`fio --server` (name or address, optionally ',port')"]
+    out = []
+    if len(hosts) < 2:
+        out.append(f"parameter hosts={p['hosts']}: lists {len(hosts)} host; allowed: at least 2 (one of them "
+                   "gets the bad cable)")
+    if p["bad_client"] > len(hosts):
+        out.append(f"parameter bad_client={p['bad_client']}: the hosts file lists {len(hosts)} hosts; allowed: "
+                   f"1 to {len(hosts)}")
+    if not p.get("hosts_network"):
+        out.append("parameter hosts_network='': with a hosts file, the Docker network on which the NFS server "
+                   "and the fio driver reach those hosts; allowed: the name of an existing Docker network "
+                   "(a macvlan network for real hosts, see the chapter)")
+    else:
+        from perflab import resources
+        client = resources.docker_client()
+        names = {n.name for n in client.networks.list()} if client else set()
+        if client and p["hosts_network"] not in names:
+            out.append(f"parameter hosts_network={p['hosts_network']}: no such Docker network; allowed: one of "
+                       f"{', '.join(sorted(names))}")
+    return out
+
+
 # ---------------------------------------------------------------------------------- running
-
-
 
 def _sleep_until(t: float) -> None:
     d = t - time.time()
@@ -141,27 +259,48 @@ def _collection(srv, on: bool, ips: list[str]) -> None:
             raise ContainerFailed(f"disabling the server's statistics failed: {out}")
 
 
-def job_for(s, j: int) -> fio.JobFile:
+def job_for(s, server: str) -> fio.JobFile:
+    """The one job every client runs (fio client/server mode sends the same job file to all)."""
     p = s.params
     total = START_S + 2 * p["phase"] + 4 * (p["cost_window"] + 1.0) + 3.0
     jf = fio.JobFile.load(s.lab.jobs_dir / f"{JOB}.fio")
-    jf.apply({"global": {"size": p["file_size"], "runtime": int(np.ceil(total)), "write_bw_log": f"client{j}"},
-              "read": {"filename": f"client{j}.dat"}})
+    jf.apply({"global": {"size": p["file_size"], "runtime": int(np.ceil(total)), "write_bw_log": "client",
+                         "nfs_url": f"nfs://{server}/export?version=4"},
+              "read": {"filename": DATA_FILE}})
     return jf
+
+
+def _ip(c, network: str) -> str:
+    c.reload()
+    return c.attrs["NetworkSettings"]["Networks"][network]["IPAddress"]
+
+
+def _iface_with(pid: int, ip: str) -> str:
+    r = subprocess.run(["nsenter", "-t", str(pid), "-n", "ip", "-o", "-4", "addr", "show"], capture_output=True,
+                       text=True, check=True)
+    for line in r.stdout.splitlines():
+        f = line.split()
+        if len(f) > 3 and f[3].split("/")[0] == ip:
+            return f[1].split("@")[0]
+    raise RuntimeError(f"the server has no interface with address {ip}")
 
 
 def run(s) -> None:
     p = s.params
-    n, k, good, ratio, T, W = (p["clients"], p["bad_client"], p["link_mbit"], p["bad_ratio"], p["phase"],
-                               p["cost_window"])
+    k, good, ratio, T, W = p["bad_client"], p["link_mbit"], p["bad_ratio"], p["phase"], p["cost_window"]
     bad = good * ratio
     tags = {name: s.manifest.images[name].tag for name in ("ganesha", "nfsfio")}
     sdir, ndir, fdir = s.path("server"), s.path("net"), s.path("fio")
     for d in (sdir, ndir, fdir):
         d.mkdir(exist_ok=True)
     (fdir / f"{JOB}.fio").write_text((s.lab.jobs_dir / f"{JOB}.fio").read_text())
+    own = not p["hosts"]
+    hosts = None if own else fioclients.read_hosts(p["hosts"])
+    n = p["clients"] if own else len(hosts)
     tl: dict = {"clients": {}, "bad_client": k, "link_mbit": good, "bad_ratio": ratio, "phase_s": T,
-                "cost_window_s": W, "settle_s": SETTLE_S, "phases": {}, "cost_windows": []}
+                "cost_window_s": W, "settle_s": SETTLE_S, "phases": {}, "cost_windows": [],
+                "load_generators": "containers of the lab" if own else f"hosts file {p['hosts']}",
+                "links": "tbf on each client's host-side veth" if own else "HTB classes on the server's interface"}
 
     def save():
         s.path("timeline.json").write_text(json.dumps(tl, indent=2) + "\n")
@@ -176,51 +315,59 @@ def run(s) -> None:
                                      cap_drop=["ALL"], cap_add=SERVER_CAPS,
                                      volumes={export.name: {"bind": "/export", "mode": "rw"},
                                               str(sdir): {"bind": "/log", "mode": "rw"}})
+                if not own:
+                    topo.client.networks.get(p["hosts_network"]).connect(srv)
                 wait_for_file(srv, "/run/ganesha-ready", 60, "the NFS server (ganesha)")
                 mib = int(p["file_size"] // (1 << 20))
-                code, out = exec_sh(srv, ["sh", "-c", "for j in $(seq 1 %d); do dd if=/dev/zero of=/export/client$j.dat "
-                                                  "bs=1M count=%d status=none || exit 1; done; sync" % (n, mib)])
+                code, out = exec_sh(srv, ["sh", "-c", f"dd if=/dev/zero of=/export/{DATA_FILE} bs=1M count={mib} "
+                                                      "status=none && sync"])
                 if code:
-                    raise ContainerFailed(f"writing the clients' files on the server failed: {out}")
+                    raise ContainerFailed(f"writing the clients' file on the server failed: {out}")
                 version = topo.run(tags["nfsfio"], "fio-version", ["fio", "--version"], network_mode="none").strip()
                 s.provenance(fio_version=version, tools={
                     "nfs-ganesha": exec_sh(srv, ["dpkg-query", "-W", "-f", "${Version}", "nfs-ganesha"])[1].strip()})
-                clients, devs, ips = {}, {}, {}
-                for j in range(1, n + 1):
-                    job_for(s, j).write(fdir / f"client{j}.fio")
-                    # Created now, started with the others below; `sleep` keeps it idle until then.
-                    clients[j] = topo.container(tags["nfsfio"], f"client{j}", ["sleep", "infinity"], network=net,
-                                                hostname=f"client{j}", cap_drop=["ALL"],
-                                                volumes={str(fdir): {"bind": "/out", "mode": "rw"}}, working_dir="/out")
-                for j, c in clients.items():
-                    c.reload()
-                    ips[j] = c.attrs["NetworkSettings"]["Networks"][net.name]["IPAddress"]
-                    devs[j] = host_veth(c)
-                    rate = bad if j == k else good
-                    shaping.enter_context(s.ledger.holding("tc", devs[j], qdisc="tbf"))
-                    set_rate(devs[j], rate)
-                    tl["clients"][str(j)] = {"host": f"client{j}", "ip": ips[j], "veth": devs[j], "mbit_bad": rate,
-                                             "mbit_replaced": good}
+                ips, fio_hosts = {}, []
+                if own:
+                    links = VethLinks(s.ledger, shaping)
+                    clients = {}
+                    for j in range(1, n + 1):
+                        clients[j] = topo.container(tags["nfsfio"], f"client{j}", fioclients.server_command(4 * j),
+                                                    network=net, hostname=f"client{j}", cap_drop=["ALL"])
+                    for j, c in clients.items():
+                        ips[j] = _ip(c, net.name)
+                        fio_hosts.append(fioclients.Host(ips[j]))
+                        links.add(j, c, bad if j == k else good)
+                        tl["clients"][str(j)] = {"host": f"client{j}", "fio_host": ips[j], "ip": ips[j],
+                                                 "veth": links.devs[j], "mbit_bad": bad if j == k else good,
+                                                 "mbit_replaced": good}
+                    for j, c in clients.items():
+                        wait_until(lambda c=c: exec_sh(c, ["sh", "-c", fioclients.LISTENING])[0] == 0, 30,
+                                   f"fio --server on client{j}")
+                    server_addr, driver_net = "server", net.name
+                else:
+                    server_addr, driver_net = _ip(srv, p["hosts_network"]), p["hosts_network"]
+                    links = ServerLinks(srv.attrs["State"]["Pid"], _iface_with(srv.attrs["State"]["Pid"], server_addr))
+                    for j, h in enumerate(hosts, 1):
+                        ips[j] = socket.gethostbyname(h.name)
+                        fio_hosts.append(h)
+                        links.add(j, ips[j], bad if j == k else good)
+                        tl["clients"][str(j)] = {"host": h.name, "fio_host": h.name, "ip": ips[j], "veth": None,
+                                                 "mbit_bad": bad if j == k else good, "mbit_replaced": good}
+                job_for(s, server_addr).write(fdir / "clients.fio")
+                fioclients.write_hosts(fio_hosts, fdir / "hosts.list")
                 save()
                 stat_ips = [f"::ffff:{ips[j]}" for j in sorted(ips)]
                 _collection(srv, True, stat_ips)
-                sampler = VethSampler(devs, ndir / "host-veth.log")
+                sampler = LinkSampler(links, ndir / "links.log")
                 sampler.start()
 
             with s.phase("bad cable"):
-                api = srv.client.api
-                execs = {}
-                for j, c in clients.items():
-                    # libnfs names its NFSv4 client "Libnfs pid:<pid> <time in s>", and the fio of every
-                    # container would get the same pid in its own PID namespace: the server would then
-                    # refuse all but one (NFS4ERR_CLID_INUSE). A few throw-away processes first give
-                    # each client's fio a different pid.
-                    execs[j] = api.exec_create(c.id, ["sh", "-c", f"for i in $(seq {4 * j}); do /bin/true; done; "
-                                                            f"exec fio --output-format=json --output=client{j}.json "
-                                                            f"client{j}.fio > client{j}.stdout.txt 2>&1"])["Id"]
+                # The driver: fio --client sends the job to every host's fio --server and gathers
+                # their results (clients.json) and bandwidth logs (client_bw.1.log.<host>) here.
+                driver = topo.container(tags["nfsfio"], "driver", fioclients.client_command(
+                    "hosts.list", "clients.fio", "clients.json"), network=driver_net, cap_drop=["ALL"],
+                    volumes={str(fdir): {"bind": "/out", "mode": "rw"}}, working_dir="/out")
                 tl["fio_started"] = time.time()
-                for eid in execs.values():
-                    api.exec_start(eid, detach=True)
                 t0 = tl["fio_started"] + START_S
                 _sleep_until(t0 + T)
                 t1 = time.time()
@@ -228,15 +375,14 @@ def run(s) -> None:
                 save()
 
             with s.phase("replaced"):
-                set_rate(devs[k], good)
+                links.set_rate(k, good)
                 _sleep_until(t1 + T)
                 t2 = time.time()
                 tl["phases"]["replaced"] = [t1, t2]
                 save()
 
             with s.phase("collection cost"):
-                for dev in devs.values():
-                    unshape(dev)
+                links.unshape()
                 on_now = True
                 t = time.time()
                 for on in COST_ORDER:
@@ -251,12 +397,11 @@ def run(s) -> None:
                 save()
 
             with s.phase("collect"):
-                for j, eid in execs.items():
-                    wait_until(lambda e=eid: not api.exec_inspect(e)["Running"], 60, f"fio on client{j} to finish")
-                    code = api.exec_inspect(eid)["ExitCode"]
-                    if code:
-                        out = (fdir / f"client{j}.stdout.txt").read_text(errors="replace")[-2000:]
-                        raise ContainerFailed(f"fio on client{j} exited with {code}:\n{out}")
+                code = driver.wait(timeout=90).get("StatusCode", -1)
+                (fdir / "driver.txt").write_bytes(driver.logs())
+                if code:
+                    raise ContainerFailed(f"the fio driver (fio --client) exited with {code}:\n"
+                                          + driver.logs(tail=20).decode(errors="replace"))
                 tl["fio_ended"] = time.time()
                 save()
         finally:
@@ -286,8 +431,9 @@ def parse_ops(lines, ip_to_client: dict[str, int]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["t", "client", "reads", "read_bytes", "writes", "write_bytes", "other"])
 
 
-def parse_veth(lines) -> pd.DataFrame:
-    """host-veth.log lines -> t, client, tx_bytes, rx_bytes, tx_packets, rx_packets (cumulative)."""
+def parse_links(lines) -> pd.DataFrame:
+    """links.log lines -> t, client, tx_bytes, rx_bytes, tx_packets, rx_packets (cumulative; tx is
+    toward the client; from HTB classes, rx is not known and is 0)."""
     rows = []
     for line in lines:
         f = line.split()
@@ -363,13 +509,13 @@ def windows(tl: dict) -> dict:
     return w
 
 
-def cost(veth: pd.DataFrame, tl: dict) -> dict:
-    """Throughput of all clients together (bytes/s the server sent, at the host veths) in each cost
+def cost(links: pd.DataFrame, tl: dict) -> dict:
+    """Throughput of all clients together (bytes/s the server sent, on the links) in each cost
     window; the cost of per-client collection = 1 - mean(on) / mean(off)."""
     rows = []
     for cw in tl.get("cost_windows", []):
         a, b = cw["t"]
-        total = float(counter_rate(veth, "tx_bytes", a, b).sum())
+        total = float(counter_rate(links, "tx_bytes", a, b).sum())
         rows.append({"collection": "on" if cw["collection"] else "off", "start": a, "bytes_s": total})
     df = pd.DataFrame(rows, columns=["collection", "start", "bytes_s"])
     if df.empty or not (df["collection"] == "on").any() or not (df["collection"] == "off").any():
@@ -388,15 +534,13 @@ def load(data_dir: Path) -> dict:
     tl = json.loads((data_dir / "timeline.json").read_text())
     ip_to_client = {c["ip"]: int(j) for j, c in tl["clients"].items()}
     ops = parse_ops(read_lines(data_dir / "server" / "ops.log"), ip_to_client)
-    veth = parse_veth(read_lines(data_dir / "net" / "host-veth.log"))
-    bw = {int(j): parse_bw_log(read_lines(data_dir / "fio" / f"client{j}_bw.1.log")) for j in tl["clients"]}
-    fio_json = {}
-    for j in tl["clients"]:
-        f = data_dir / "fio" / f"client{j}.json"
-        if f.exists():
-            from perflab import fiolog
-            fio_json[int(j)] = fiolog.read_fio_json(f)
-    return {"timeline": tl, "ops": ops, "veth": veth, "bw": bw, "fio": fio_json}
+    links = parse_links(read_lines(data_dir / "net" / "links.log"))
+    bw = {int(j): parse_bw_log(read_lines(fioclients.log_path(data_dir / "fio", "client_bw.1.log", c["fio_host"])))
+          for j, c in tl["clients"].items()}
+    results = data_dir / "fio" / "clients.json"
+    by_host = fioclients.read_results(results) if results.exists() else {}
+    fio_json = {int(j): by_host[c["fio_host"]] for j, c in tl["clients"].items() if c["fio_host"] in by_host}
+    return {"timeline": tl, "ops": ops, "links": links, "bw": bw, "fio": fio_json}
 
 
 def ops_per_second(d: dict) -> pd.DataFrame:
@@ -405,8 +549,8 @@ def ops_per_second(d: dict) -> pd.DataFrame:
 
 
 def net_per_second(d: dict) -> pd.DataFrame:
-    """Bytes per second the server sent to each client, at the client's host-side veth."""
-    return rates(d["veth"], "tx_bytes")
+    """Bytes per second the server sent to each client, on its link (host-side veth or HTB class)."""
+    return rates(d["links"], "tx_bytes")
 
 
 def summary(d: dict) -> dict:
@@ -416,16 +560,16 @@ def summary(d: dict) -> dict:
     w = windows(tl)
     ops_bad = counter_rate(d["ops"], "reads", *w["bad cable"])
     ops_rep = counter_rate(d["ops"], "reads", *w["replaced"])
-    net_bad = counter_rate(d["veth"], "tx_bytes", *w["bad cable"])
-    net_rep = counter_rate(d["veth"], "tx_bytes", *w["replaced"])
+    net_bad = counter_rate(d["links"], "tx_bytes", *w["bad cable"])
+    net_rep = counter_rate(d["links"], "tx_bytes", *w["replaced"])
     out = find_outlier(ops_bad)
     after = find_outlier(ops_rep)
     others = [j for j in net_bad.index if j != k]
     net_ratio = float(net_bad[k] / net_bad[others].median()) if others and k in net_bad.index else None
     tot_bad, tot_rep = float(net_bad.sum()), float(net_rep.sum())
     fio_bad, fio_rep = fio_total(d["bw"], *w["bad cable"]), fio_total(d["bw"], *w["replaced"])
-    c = cost(d["veth"], tl)
-    pks = [float(counter_rate(d["veth"], "tx_packets", *cw["t"]).sum()) for cw in tl.get("cost_windows", [])]
+    c = cost(d["links"], tl)
+    pks = [float(counter_rate(d["links"], "tx_packets", *cw["t"]).sum()) for cw in tl.get("cost_windows", [])]
     pk = float(np.mean(pks)) if pks else None
     return {
         "detected_outlier": out["client"],
@@ -508,7 +652,7 @@ def fig_ops(d: dict, stacked: bool):
 
 
 def fig_network(d: dict):
-    """Bytes per second to each client (host veth), in Mbit/s, with the link rates as dotted lines."""
+    """Bytes per second to each client (its link), in Mbit/s, with the link rates as dotted lines."""
     import plotly.graph_objects as go
 
     tl = d["timeline"]
@@ -523,7 +667,8 @@ def fig_network(d: dict):
                   annotation_text=f"bad cable {tl['link_mbit'] * tl['bad_ratio']:g} Mbit/s",
                   annotation_position="bottom right")
     _phase_line(fig, tl, t0)
-    fig.update_layout(title="Network: Mbit/s sent to each client (host-side veth)", xaxis_title="time (s)",
+    fig.update_layout(title=f"Network: Mbit/s sent to each client ({tl.get('links', 'host-side veth')})",
+                      xaxis_title="time (s)",
                       yaxis_title="Mbit/s", height=380)
     return fig
 

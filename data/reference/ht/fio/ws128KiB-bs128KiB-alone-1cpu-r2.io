@@ -1,0 +1,7 @@
+rchar: 119056870365
+wchar: 13667
+syscr: 908551
+syscw: 5
+read_bytes: 0
+write_bytes: 20480
+cancelled_write_bytes: 0

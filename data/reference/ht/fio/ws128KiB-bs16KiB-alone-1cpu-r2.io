@@ -1,0 +1,7 @@
+rchar: 64694184920
+wchar: 13666
+syscr: 3948833
+syscw: 5
+read_bytes: 0
+write_bytes: 8192
+cancelled_write_bytes: 0

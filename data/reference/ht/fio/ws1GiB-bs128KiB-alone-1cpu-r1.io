@@ -1,0 +1,7 @@
+rchar: 48891931607
+wchar: 13662
+syscr: 373235
+syscw: 5
+read_bytes: 0
+write_bytes: 32768
+cancelled_write_bytes: 0

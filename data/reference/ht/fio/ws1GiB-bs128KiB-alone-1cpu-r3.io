@@ -1,0 +1,7 @@
+rchar: 43547208665
+wchar: 13661
+syscr: 332458
+syscw: 5
+read_bytes: 0
+write_bytes: 28672
+cancelled_write_bytes: 0

@@ -1,0 +1,7 @@
+rchar: 37767719890
+wchar: 13653
+syscr: 36238
+syscw: 5
+read_bytes: 0
+write_bytes: 8192
+cancelled_write_bytes: 0

@@ -1,0 +1,7 @@
+rchar: 32686582763
+wchar: 13660
+syscr: 249598
+syscw: 5
+read_bytes: 0
+write_bytes: 8192
+cancelled_write_bytes: 0

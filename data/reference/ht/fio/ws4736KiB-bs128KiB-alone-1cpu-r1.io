@@ -1,0 +1,7 @@
+rchar: 92227480527
+wchar: 13667
+syscr: 703859
+syscw: 5
+read_bytes: 0
+write_bytes: 8192
+cancelled_write_bytes: 0

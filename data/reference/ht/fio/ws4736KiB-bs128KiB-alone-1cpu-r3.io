@@ -1,0 +1,7 @@
+rchar: 98341465061
+wchar: 13667
+syscr: 750505
+syscw: 5
+read_bytes: 0
+write_bytes: 8192
+cancelled_write_bytes: 0

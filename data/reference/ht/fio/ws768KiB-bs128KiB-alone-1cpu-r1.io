@@ -1,0 +1,7 @@
+rchar: 112610749387
+wchar: 13667
+syscr: 859371
+syscw: 5
+read_bytes: 0
+write_bytes: 12288
+cancelled_write_bytes: 0

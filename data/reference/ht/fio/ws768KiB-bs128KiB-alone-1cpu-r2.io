@@ -1,0 +1,7 @@
+rchar: 113594182623
+wchar: 13666
+syscr: 866874
+syscw: 5
+read_bytes: 0
+write_bytes: 12288
+cancelled_write_bytes: 0

@@ -1,0 +1,191 @@
+"""Lab `stepping` (chapter "Load generation and stepping", chapters/stepping.md).
+
+Topology: one Docker volume holding one file; a fio container lays it out, then a second fio
+container runs jobs/stepped.fio: `threads` readers, reader k starting (k-1) x `step` seconds after
+the first (fio's startdelay), each an O_DIRECT 4 KiB random reader that thinks `think` between
+reads. The container's reads are limited to `limit_iops` per second (docker --device-read-iops on
+the device that holds Docker's volumes): a resource with a known limit. Per-second IOPS and mean
+completion latency per reader come from fio's logs (log_avg_msec=1000, log_unix_epoch=1).
+
+detect_saturation() finds the first step whose added reader no longer adds throughput; the chapter
+checks it against the step predicted by limit / per-reader demand.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from perflab import fio, fiolog
+from perflab.containers import Topology, data_root_disk
+
+JOB = "stepped"
+GAIN_FRACTION = 0.5  # a step that adds less than half of one reader's rate adds no capacity
+
+
+def plan(p: dict) -> list[tuple[str, float]]:
+    return [("prepare", p["file_size"] / 150e6 + 4), ("step", p["threads"] * p["step"] + 3), ("collect", 1.0)]
+
+
+def sanity_context(p: dict) -> dict:
+    return {"*": {"intent": "disk", "device_iops": p["limit_iops"]}}
+
+
+def demand_iops(p: dict) -> float:
+    """What one reader asks for alone: one read per think time (plus the read itself, ~0.1 ms here)."""
+    return 1.0 / p["think"]
+
+
+def predicted_step(limit: float, per_reader: float) -> int:
+    """The first step whose new reader finds no room: k x demand exceeds the limit by more than half
+    a reader (the detector's threshold)."""
+    return int(math.floor(limit / per_reader + GAIN_FRACTION)) + 1
+
+
+def job_file(s) -> fio.JobFile:
+    p = s.params
+    src = fio.JobFile.load(s.lab.jobs_dir / f"{JOB}.fio")
+    jf = fio.JobFile(header=[ln for ln in src.header if "perflab-intent" not in ln],
+                     sections={"global": list(src.sections["global"])})
+    jf.header.append("; perflab-intent: " + " ".join(f"t{k}=disk" for k in range(1, p["threads"] + 1)))
+    jf.apply({"global": {"filename": "/data/stepping.dat", "size": p["file_size"],
+                         "thinktime": int(round(p["think"] * 1e6))}})
+    total = int(p["threads"] * p["step"])
+    for k in range(1, p["threads"] + 1):
+        delay = int((k - 1) * p["step"])
+        jf.sections[f"t{k}"] = ([("startdelay", str(delay))] if delay else []) + [("runtime", str(total - delay))]
+    return jf
+
+
+def run(s) -> None:
+    p = s.params
+    tag = s.manifest.images["fio"].tag
+    out = s.path("fio")
+    out.mkdir(exist_ok=True)
+    job = job_file(s).write(out / f"{JOB}.fio")
+    with Topology(s.run_id, s.lab.name) as topo:
+        disk = data_root_disk(topo.client)
+        s.provenance(limited_disk=disk)
+        with s.phase("prepare"):
+            vol = topo.volume("data")
+            data = {vol.name: {"bind": "/data", "mode": "rw"}}
+            version = topo.run(tag, "fio-version", ["fio", "--version"], network_mode="none").strip()
+            s.provenance(fio_version=version)
+            topo.run(tag, "layout", ["fio", "--name=layout", "--filename=/data/stepping.dat", "--rw=write",
+                                     "--bs=1m", f"--size={p['file_size']}", "--end_fsync=1"],
+                     volumes=data, network_mode="none", timeout=600)
+        with s.phase("step"):
+            fio.run_in_container(topo, tag, job, out, JOB, volumes=data, timeout=3600,
+                                 device_read_iops=[{"Path": disk, "Rate": int(p["limit_iops"])}])
+    with s.phase("collect"):
+        d = load(s.data_dir)
+        s.metric(**summary(d, p))
+
+
+def _job_logs(data_dir: Path) -> dict[int, tuple[pd.DataFrame, pd.DataFrame | None]]:
+    """Reader number -> (its per-second IOPS log, its per-second mean clat log)."""
+    fdir = Path(data_dir) / "fio"
+    out = {}
+    for path in sorted(fdir.glob("step_iops.*.log*")):
+        k = int(path.name.split(".")[1])
+        lat = sorted(fdir.glob(f"step_clat.{k}.log*"))
+        out[k] = (fiolog.read_lat_log(path), fiolog.read_lat_log(lat[0]) if lat else None)
+    if not out:
+        raise FileNotFoundError(f"no step_iops logs under {fdir}")
+    return out
+
+
+def _t0(logs) -> int:
+    """When the first reader started: its first stamp ends its first one-second interval."""
+    return int(min(io["time_ms"].min() for io, _ in logs.values())) - 1000
+
+
+def per_second(data_dir: Path) -> pd.DataFrame:
+    """One row per second since the first reader started: readers logging, total IOPS, mean
+    completion latency (us). Each reader's stamps are its own; they are put on the nearest second."""
+    logs = _job_logs(data_dir)
+    t0 = _t0(logs)
+    rows = []
+    for k, (io, lat) in logs.items():
+        df = pd.DataFrame({"second": ((io["time_ms"] - t0) / 1000).round().astype(int), "iops": io["lat_ns"].astype(float)})
+        df["reader"] = k
+        if lat is not None and len(lat):
+            ls = pd.Series(lat["lat_ns"].to_numpy(float), index=((lat["time_ms"] - t0) / 1000).round().astype(int))
+            df["clat_ns"] = ls.groupby(level=0).mean().reindex(df["second"]).to_numpy()
+        else:
+            df["clat_ns"] = np.nan
+        rows.append(df)
+    a = pd.concat(rows)
+    a["w"] = a["iops"] * a["clat_ns"]
+    g = a.groupby("second").agg(readers=("reader", "nunique"), iops=("iops", "sum"), w=("w", "sum"))
+    g["clat_us"] = g["w"] / g["iops"].where(g["iops"] > 0) / 1000
+    return g.drop(columns="w").reset_index()
+
+
+def steps(data_dir: Path, step_s: float, threads: int) -> pd.DataFrame:
+    """Per step (readers active): each reader's mean IOPS and clat over the step's window, leaving
+    out its first second (a reader starting) and its last (the next one starting), summed (IOPS) or
+    IOPS-weighted (latency) over the readers."""
+    logs = _job_logs(data_dir)
+    t0 = _t0(logs)
+    out = []
+    for n in range(1, threads + 1):
+        lo, hi = t0 + ((n - 1) * step_s + 1.5) * 1000, t0 + (n * step_s - 0.5) * 1000
+        iops, w, secs = 0.0, 0.0, 0
+        for k, (io, lat) in logs.items():
+            if k > n:
+                continue
+            sel = io[(io["time_ms"] > lo) & (io["time_ms"] <= hi)]["lat_ns"].astype(float)
+            r = float(sel.mean()) if len(sel) else 0.0
+            secs = max(secs, len(sel))
+            iops += r
+            if lat is not None:
+                ls = lat[(lat["time_ms"] > lo) & (lat["time_ms"] <= hi)]["lat_ns"].astype(float)
+                if len(ls):
+                    w += r * float(ls.mean())
+        out.append({"readers": n, "iops": iops, "clat_us": w / iops / 1000 if iops else np.nan, "seconds": secs})
+    return pd.DataFrame(out)
+
+
+def detect_saturation(st: pd.DataFrame, fraction: float = GAIN_FRACTION) -> dict:
+    """The first step (readers) whose added reader raised throughput by less than `fraction` of what
+    one reader delivers alone, while latency rose. None when throughput kept rising."""
+    st = st.sort_values("readers").reset_index(drop=True)
+    one = float(st.loc[0, "iops"])
+    for i in range(1, len(st)):
+        gain = float(st.loc[i, "iops"] - st.loc[i - 1, "iops"])
+        if gain < fraction * one and st.loc[i, "clat_us"] > st.loc[i - 1, "clat_us"]:
+            return {"step": int(st.loc[i, "readers"]), "gain": gain, "one_reader": one,
+                    "plateau_iops": float(st.loc[i:, "iops"].mean())}
+    return {"step": None, "gain": None, "one_reader": one, "plateau_iops": None}
+
+
+def load(data_dir: Path) -> dict:
+    data_dir = Path(data_dir)
+    sec = per_second(data_dir)
+    jf = fio.JobFile.load(data_dir / "fio" / f"{JOB}.fio")
+    threads = len(jf.jobs())
+    step_s = float(jf.get("t2", "startdelay"))
+    st = steps(data_dir, step_s, threads)
+    return {"seconds": sec, "steps": st, "saturation": detect_saturation(st),
+            "jobs": fiolog.job_table(fiolog.read_fio_json(data_dir / "fio" / f"{JOB}.json"))}
+
+
+def summary(d: dict, p: dict) -> dict:
+    st, sat = d["steps"], d["saturation"]
+    one = sat["one_reader"]
+    below = st[st["readers"] < (sat["step"] or 10**9)]
+    return {
+        "one_reader_iops": round(one, 1),
+        "predicted_step": predicted_step(p["limit_iops"], one),
+        "detected_step": sat["step"],
+        "plateau_iops": None if sat["plateau_iops"] is None else round(sat["plateau_iops"], 1),
+        "plateau_vs_limit": None if sat["plateau_iops"] is None else round(sat["plateau_iops"] / p["limit_iops"], 3),
+        "clat_us_first": round(float(st["clat_us"].iloc[0]), 1),
+        "clat_us_last": round(float(st["clat_us"].iloc[-1]), 1),
+        "clat_rise": round(float(st["clat_us"].iloc[-1] / st["clat_us"].iloc[0]), 1),
+        "max_readers": int(st["readers"].max()),
+        "linear_fit": round(float((below["iops"] / (below["readers"] * one)).min()), 3) if len(below) else None,
+    }

@@ -1,0 +1,413 @@
+"""Mystery labs (`perflab assign`, `perflab run --variant`, `perflab grade`; perflab/mystery.py).
+
+Without Docker: the variant draw (distinct, deterministic, pinned), the student package (no planted
+value in plain text), a synthetic mystery run made through the real session path (run.json masks
+and seals, the raw files are scrubbed, the stamp is signed), and grading (correct, wrong, missing,
+tampered, another student's run). One live test (docker, slow) runs a student's bad-cable variant.
+"""
+import base64
+import collections
+import csv
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, perflab_cmd
+from perflab import assign, grade, mystery, session
+
+SEED = "demo-2026"
+ROSTER = ROOT / "examples" / "class" / "roster.csv"
+
+# What a completed bad-cable smoke run records (summary() of labs/bad-cable/lab.py), for a variant
+# whose bad client is `k` at ratio `r`.
+
+
+def fake_metrics(k: int, r: float) -> dict:
+    return {"detected_outlier": k, "outlier_ops_s": 36.2 * r / 0.1, "others_median_ops_s": 363.9,
+            "outlier_ops_ratio": r, "replaced_min_ops_ratio": 1.0, "outlier_mbit_s": 95.8 * r,
+            "outlier_link_mbit": 100 * r, "others_median_mbit_s": 95.8, "net_ratio": r, "total_mb_s_bad": 49.1,
+            "total_mb_s_replaced": 59.9, "gain": 0.22, "expected_gain": 0.2195, "one_over_n": 0.25}
+
+
+def roster(path: Path, n: int, prefix: str = "s") -> Path:
+    path.write_text("id,name\n" + "".join(f"{prefix}{i:02d},Student {i}\n" for i in range(n)))
+    return path
+
+
+@pytest.fixture
+def cls(manifest, tmp_path):
+    a = assign.assign(manifest, "bad-cable", ROSTER, SEED, tmp_path / "class")
+    return a, grade.load_key(a.key_path)
+
+
+# ------------------------------------------------------------------------------ the spec and the draw
+
+@pytest.mark.parametrize("lab,size", [("bad-cable", 8), ("elinks", 8), ("jbod", 15)])
+def test_spec_space_is_validated_against_the_lab_schema(manifest, lab, size):
+    if lab not in manifest.labs:
+        pytest.skip(f"lab {lab} is not in book.toml")
+    s = mystery.spec(manifest, lab)
+    assert len(s.space) == size and len({json.dumps(v, sort_keys=True) for v in s.space}) == size
+    for v in s.space:
+        values = s.validate(v)
+        assert all(values[k] == x for k, x in v.items())
+        assert all(values[k] == x for k, x in s.fixed.items())
+    assert set(mystery.labs_with_mystery(manifest)) >= {"bad-cable", "elinks"}
+
+
+def test_subset_and_bool_draws_enumerate_in_a_fixed_order():
+    sub = mystery.Hidden("single_path", "subset", (1, 2, 3, 4, 5, 6), 2).candidates()
+    assert len(sub) == 15 and sub[0] == [1, 2] and sub[-1] == [5, 6]
+    assert mystery.Hidden("slog", "bool").candidates() == [False, True]
+
+
+def test_draw_is_pinned_across_machines_and_versions():
+    # HMAC-SHA256 over UTF-8: if this changes, every class's variants change with it.
+    assert mystery.draw(SEED, "variant", "bad-cable", "alice") == \
+        0x58d5348ccb1e77236fb0b95e5e75df3430ec20f7e5d2810707b5068f2b887de5
+    assert mystery.variant_id(SEED, "bad-cable", "alice") == "e12223988353bf1f"
+
+
+def test_a_class_gets_distinct_deterministic_variants(manifest, tmp_path):
+    s = mystery.spec(manifest, "bad-cable")
+    ids = [f"s{i:02d}" for i in range(len(s.space))]
+    a = mystery.assign_variants(s, SEED, ids)
+    assert len({json.dumps(v, sort_keys=True) for v in a.values()}) == len(ids)  # all distinct
+    assert mystery.assign_variants(s, SEED, ids) == a                            # same seed: same
+    assert mystery.assign_variants(s, "another seed", ids) != a                  # the seed matters
+    # appending students never changes the variants of those already on the roster
+    more = mystery.assign_variants(s, SEED, ids[:3] + ["late1", "late2"])
+    assert all(more[i] == mystery.assign_variants(s, SEED, ids[:3])[i] for i in ids[:3])
+
+
+def test_a_class_larger_than_the_space_repeats_variants_evenly(manifest):
+    s = mystery.spec(manifest, "bad-cable")
+    a = mystery.assign_variants(s, SEED, [f"s{i:02d}" for i in range(20)])
+    counts = collections.Counter(json.dumps(v, sort_keys=True) for v in a.values())
+    assert len(counts) == 8 and max(counts.values()) == 3  # ceil(20 / 8)
+
+
+def test_assign_writes_packages_and_key_reproducibly(manifest, tmp_path):
+    a1 = assign.assign(manifest, "bad-cable", ROSTER, SEED, tmp_path / "one")
+    a2 = assign.assign(manifest, "bad-cable", ROSTER, SEED, tmp_path / "two")
+    key = json.loads(a1.key_path.read_text())
+    assert set(key["students"]) == {"alice", "bob", "carol", "dave"}
+    for sid in key["students"]:
+        for f in ("variant.json", "bad-cable-mystery.md", "README.md"):
+            assert (tmp_path / "one" / sid / f).is_file()
+        assert (tmp_path / "one" / sid / "variant.json").read_bytes() == (tmp_path / "two" / sid / "variant.json").read_bytes()
+    assert json.loads(a2.key_path.read_text())["students"] == key["students"]
+    rows = list(csv.DictReader(open(tmp_path / "one" / "instructor" / "key.csv")))
+    assert [r["id"] for r in rows] == ["alice", "bob", "carol", "dave"]
+
+
+def test_no_planted_value_in_plain_text_in_a_student_package(cls):
+    a, key = cls
+    for sid, entry in key["students"].items():
+        pkg = a.out / sid
+        text = "\n".join(p.read_text() for p in pkg.iterdir())
+        k, r = entry["hidden"]["bad_client"], entry["hidden"]["bad_ratio"]
+        assert not re.search(rf"bad_client\W{{0,6}}{k}\b", text), sid
+        assert not re.search(rf"bad_ratio\W{{0,6}}{r}", text), sid
+        assert not re.search(rf"(?<![\d.]){r}(?![\d.])", text), sid  # the ratio (0.1 or 0.2) appears nowhere
+        assert "instructor" not in {p.name for p in pkg.iterdir()} and "sign_key" not in text
+        blob = json.loads((pkg / "variant.json").read_text())["sealed"]
+        raw = base64.b64decode(blob.split(":", 1)[1])
+        assert b"bad_client" not in raw and b"hidden" not in raw and b"sign_key" not in raw
+
+
+def test_scrub_seals_nested_keys_and_wildcards(tmp_path):
+    (tmp_path / "timeline.json").write_text(json.dumps({
+        "single_path": [2, 5], "jbods": 6,
+        "phases": {"as cabled": {"paths": {"1": 2, "2": 1}, "chains": [[1, 2]]}, "balanced": {"paths": {"1": 2}}},
+        "clients": {"1": {"mbit_bad": 10, "host": "c1"}, "2": {"mbit_bad": 100, "host": "c2"}}}))
+    mystery.scrub_files(tmp_path, ["timeline.json:single_path", "timeline.json:phases.as cabled.paths",
+                                   "timeline.json:clients.*.mbit_bad", "missing.json:x"], "jbod")
+    tl = json.loads((tmp_path / "timeline.json").read_text())
+    assert mystery.unseal(tl["single_path"], "jbod") == [2, 5] and tl["jbods"] == 6
+    assert mystery.unseal(tl["phases"]["as cabled"]["paths"], "jbod") == {"1": 2, "2": 1}
+    assert tl["phases"]["as cabled"]["chains"] == [[1, 2]] and tl["phases"]["balanced"]["paths"] == {"1": 2}
+    assert all(c["mbit_bad"].startswith("sealed1:") and c["host"].startswith("c") for c in tl["clients"].values())
+
+
+def test_sealing_detects_edits_and_the_wrong_lab():
+    s = mystery.seal({"bad_client": 3}, "bad-cable")
+    assert mystery.unseal(s, "bad-cable") == {"bad_client": 3}
+    with pytest.raises(mystery.MysteryError):
+        mystery.unseal(s, "elinks")
+    raw = bytearray(base64.b64decode(s[8:]))
+    raw[-1] ^= 1
+    with pytest.raises(mystery.MysteryError):
+        mystery.unseal("sealed1:" + base64.b64encode(bytes(raw)).decode(), "bad-cable")
+
+
+def test_roster_and_spec_refusals(manifest, tmp_path):
+    bad = tmp_path / "r.csv"
+    bad.write_text("name\nAlice\n")
+    with pytest.raises(mystery.MysteryError, match="'id' column"):
+        assign.read_roster(bad)
+    bad.write_text("id\nalice\nalice\n")
+    with pytest.raises(mystery.MysteryError, match="twice"):
+        assign.read_roster(bad)
+    bad.write_text("id\n../etc\n")
+    with pytest.raises(mystery.MysteryError, match="must be letters"):
+        assign.read_roster(bad)
+    with pytest.raises(mystery.MysteryError, match="has no mystery"):
+        mystery.spec(manifest, "heatmaps")
+
+
+# ------------------------------------------------------------------------------ a synthetic mystery run
+
+def fake_run(manifest, tmp_path, monkeypatch, pkg: Path, metrics_for=None) -> Path:
+    """A mystery run made through the real path (create_run, session.open, Session.metric,
+    mystery.finish), with the lab's work replaced by the files and metrics a smoke run leaves."""
+    monkeypatch.setattr(session.resources, "runs_root", lambda root: tmp_path / "runs")
+    v = mystery.load_variant(manifest, pkg / "variant.json")
+    lab = manifest.lab("bad-cable")
+    s_ = mystery.spec(manifest, "bad-cable")
+    from perflab import params
+    values = params.resolve(lab, v.preset, v.overrides())
+    run_dir = session.create_run(manifest, lab, v.preset, values, owner=False, variant=v)
+    s = mystery.open_session("bad-cable", run="smoke", run_dir=str(run_dir))
+    k, r = s.params["bad_client"], s.params["bad_ratio"]
+    (run_dir / "timeline.json").write_text(json.dumps({
+        "bad_client": k, "bad_ratio": r, "link_mbit": 100,
+        "clients": {str(j): {"host": f"client{j}", "mbit_bad": 100 * r if j == k else 100} for j in range(1, 5)}}))
+    s.metric(**(metrics_for or fake_metrics)(k, r))
+    s.record.set_status("complete")
+    import contextlib
+    import io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        mystery.finish(s)
+    stamp_line = out.getvalue().strip().splitlines()[-1]
+    assert stamp_line.startswith(mystery.STAMP_PREFIX)
+    # the executed notebook as a student hands it in: answers cell (empty) and the stamp output
+    cell = assign.answers_cell(s_, v.student)
+    nb = {"cells": [{"cell_type": "code", "metadata": {"tags": ["answers"]}, "source": cell, "outputs": []},
+                    {"cell_type": "code", "metadata": {}, "source": "mystery.finish(s)",
+                     "outputs": [{"output_type": "stream", "name": "stdout", "text": stamp_line + "\n"}]}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (run_dir / "notebook.ipynb").write_text(json.dumps(nb))
+    return run_dir
+
+
+def set_answers(run_dir: Path, answers: dict) -> None:
+    """The student fills in the answers cell of the executed notebook."""
+    nb = json.loads((run_dir / "notebook.ipynb").read_text())
+    cell = nb["cells"][0]
+    src = cell["source"]
+    for k, v in answers.items():
+        src = src.replace(f'"{k}": None,', f'"{k}": {v!r},')
+    cell["source"] = src
+    (run_dir / "notebook.ipynb").write_text(json.dumps(nb))
+
+
+def right_answers(entry: dict) -> dict:
+    k, r = entry["hidden"]["bad_client"], entry["hidden"]["bad_ratio"]
+    return {"bad_client": k, "bad_client_reads_s": round(36.2 * r / 0.1, 1), "bad_client_mbit_s": round(95.8 * r, 1),
+            "bad_link_fraction": r}
+
+
+def test_a_mystery_run_keeps_planted_values_sealed(manifest, tmp_path, monkeypatch, cls):
+    a, key = cls
+    entry = key["students"]["alice"]
+    run_dir = fake_run(manifest, tmp_path, monkeypatch, a.out / "alice")
+    doc = json.loads((run_dir / "run.json").read_text())
+    assert doc["params"]["bad_client"] == mystery.SEALED and doc["params_text"]["bad_ratio"] == mystery.SEALED
+    assert doc["params"]["clients"] == 4  # what is not hidden stays readable
+    assert "detected_outlier" not in doc["metrics"] and "outlier_ops_s" not in doc["metrics"]
+    assert doc["metrics"]["gain"] == 0.22
+    sealed = mystery.unseal(doc["mystery"]["sealed_metrics"], "bad-cable")
+    assert sealed["detected_outlier"] == entry["hidden"]["bad_client"]
+    tl = json.loads((run_dir / "timeline.json").read_text())
+    assert tl["bad_client"].startswith("sealed1:") and tl["clients"]["1"]["mbit_bad"].startswith("sealed1:")
+    assert tl["clients"]["1"]["host"] == "client1"
+    k, r = entry["hidden"]["bad_client"], entry["hidden"]["bad_ratio"]
+    for f in run_dir.rglob("*.json"):
+        text = f.read_text()
+        assert not re.search(rf"bad_client\W{{0,6}}{k}\b", text) and not re.search(rf"bad_ratio\W{{0,6}}{r}", text), f
+    # scrubbing again changes nothing (the runner scrubs once more however the run ended)
+    before = (run_dir / "timeline.json").read_text()
+    mystery.scrub_files(run_dir, mystery.spec(manifest, "bad-cable").scrub, "bad-cable")
+    assert (run_dir / "timeline.json").read_text() == before
+
+
+# ------------------------------------------------------------------------------ grading
+
+def test_correct_submission_gets_full_marks(manifest, tmp_path, monkeypatch, cls):
+    a, key = cls
+    run_dir = fake_run(manifest, tmp_path, monkeypatch, a.out / "alice")
+    set_answers(run_dir, right_answers(key["students"]["alice"]))
+    r = grade.grade(key, grade.load_submission(run_dir), "alice")
+    assert r["integrity"]["ok"] and r["integrity"]["run"] == "verified", r["integrity"]
+    assert [q["verdict"] for q in r["questions"]] == ["correct"] * 4
+    assert r["score"] == r["max"] == 5
+    assert all(q["evidence"]["shows_truth"] for q in r["questions"] if "evidence" in q)
+
+
+def test_wrong_and_missing_answers(manifest, tmp_path, monkeypatch, cls):
+    a, key = cls
+    entry = key["students"]["alice"]
+    run_dir = fake_run(manifest, tmp_path, monkeypatch, a.out / "alice")
+    ans = right_answers(entry)
+    ans["bad_client"] = entry["hidden"]["bad_client"] % 4 + 1          # another client
+    ans["bad_client_mbit_s"] = ans["bad_client_mbit_s"] * 2            # outside 20%
+    del ans["bad_link_fraction"]
+    set_answers(run_dir, ans)
+    r = grade.grade(key, grade.load_submission(run_dir), "alice")
+    v = {q["id"]: q["verdict"] for q in r["questions"]}
+    assert v == {"bad_client": "wrong", "bad_client_reads_s": "correct", "bad_client_mbit_s": "wrong",
+                 "bad_link_fraction": "missing"}
+    assert r["score"] == 1 and r["integrity"]["ok"]
+    # nothing answered at all
+    empty = fake_run(manifest, tmp_path, monkeypatch, a.out / "alice")
+    r = grade.grade(key, grade.load_submission(empty), "alice")
+    assert {q["verdict"] for q in r["questions"]} == {"missing"} and r["score"] == 0
+
+
+def test_edited_numbers_are_detected(manifest, tmp_path, monkeypatch, cls):
+    a, key = cls
+    run_dir = fake_run(manifest, tmp_path, monkeypatch, a.out / "alice")
+    set_answers(run_dir, right_answers(key["students"]["alice"]))
+    doc = json.loads((run_dir / "run.json").read_text())
+    doc["mystery"]["stamp"]["metrics"]["gain"] = 0.5  # a plain number edited in run.json
+    (run_dir / "run.json").write_text(json.dumps(doc))
+    r = grade.grade(key, grade.load_submission(run_dir), "alice")
+    assert not r["integrity"]["ok"] and r["withheld"] and r["score"] == 0
+    assert any("edited" in p for p in r["integrity"]["problems"])
+    # a sealed number swapped for another (re-sealed properly, but not signed)
+    doc["mystery"]["stamp"]["metrics"]["gain"] = 0.22
+    other = mystery.unseal(doc["mystery"]["stamp"]["sealed_metrics"], "bad-cable")
+    other["outlier_ops_s"] = 999.0
+    doc["mystery"]["stamp"]["sealed_metrics"] = mystery.seal(other, "bad-cable")
+    (run_dir / "run.json").write_text(json.dumps(doc))
+    assert grade.grade(key, grade.load_submission(run_dir), "alice")["withheld"]
+
+
+def test_another_students_run_is_detected(manifest, tmp_path, monkeypatch, cls):
+    a, key = cls
+    run_dir = fake_run(manifest, tmp_path, monkeypatch, a.out / "bob")   # bob's variant ...
+    answers = right_answers(key["students"]["bob"])
+    set_answers(run_dir, answers)
+    nb = json.loads((run_dir / "notebook.ipynb").read_text())           # ... handed in as alice's
+    nb["cells"][0]["source"] = nb["cells"][0]["source"].replace('"student": "bob"', '"student": "alice"')
+    (run_dir / "notebook.ipynb").write_text(json.dumps(nb))
+    r = grade.grade(key, grade.load_submission(run_dir), "alice")
+    assert r["withheld"] and any("another variant" in p for p in r["integrity"]["problems"])
+    # and the answers naming another student than the one graded
+    r = grade.grade(key, grade.load_submission(run_dir), "bob")
+    assert r["withheld"] and any("name student alice" in p for p in r["integrity"]["problems"])
+
+
+def test_notebook_alone_and_answers_file_alone(manifest, tmp_path, monkeypatch, cls):
+    a, key = cls
+    entry = key["students"]["alice"]
+    run_dir = fake_run(manifest, tmp_path, monkeypatch, a.out / "alice")
+    set_answers(run_dir, right_answers(entry))
+    nb_only = tmp_path / "handin" / "alice.ipynb"
+    nb_only.parent.mkdir()
+    shutil.copy(run_dir / "notebook.ipynb", nb_only)
+    r = grade.grade(key, grade.load_submission(nb_only))  # the student is named in the answers
+    assert r["student"] == "alice" and r["integrity"]["run"] == "verified" and r["score"] == r["max"]
+    ans = tmp_path / "answers.toml"
+    ans.write_text(f'student = "alice"\nbad_client = {entry["hidden"]["bad_client"]}\n'
+                   f'bad_link_fraction = {entry["hidden"]["bad_ratio"]}\nbad_client_reads_s = 36\n')
+    r = grade.grade(key, grade.load_submission(ans))
+    v = {q["id"]: q["verdict"] for q in r["questions"]}
+    assert v == {"bad_client": "correct", "bad_client_reads_s": "wrong", "bad_client_mbit_s": "missing",
+                 "bad_link_fraction": "correct"}
+    assert r["integrity"]["run"] == "none" and not r["withheld"]
+
+
+def test_answer_matching():
+    assert grade.matches("float", 0.11, 0.1, 0.25) and not grade.matches("float", 0.2, 0.1, 0.25)
+    assert grade.matches("path", ".elinks/formhist", "/home/desk2/.elinks/formhist")
+    assert grade.matches("path", "~/.elinks/formhist", "/home/desk2/.elinks/formhist")
+    assert not grade.matches("path", "formhist.bak", "/home/desk2/.elinks/formhist")
+    assert grade.matches("intlist", grade._parse("intlist", "3, 1"), [1, 3])
+    assert grade._parse("int", "client3") == 3 and grade._parse("int", 3.0) == 3
+    with pytest.raises(ValueError):
+        grade._parse("int", "three")
+
+
+def test_cli_assign_and_grade_a_class(manifest, tmp_path, monkeypatch):
+    out = tmp_path / "class"
+    r = perflab_cmd("assign", "bad-cable", "--students", str(ROSTER), "--seed", SEED, "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "4 students, 8 distinct variants" in r.stderr and (out / "instructor" / "key.json").is_file()
+    key = grade.load_key(out / "instructor" / "key.json")
+    subs = tmp_path / "submissions"
+    run_dir = fake_run(manifest, tmp_path, monkeypatch, out / "alice")
+    set_answers(run_dir, right_answers(key["students"]["alice"]))
+    shutil.copytree(run_dir, subs / "alice" / run_dir.name)                 # alice: a run directory inside
+    (subs / "bob").mkdir(parents=True)
+    (subs / "bob" / "answers.toml").write_text('bad_client = 9\n')          # bob: answers only, wrong
+    r = perflab_cmd("grade", "--key", str(out / "instructor" / "key.json"), "--class", str(subs),
+                    "--csv", str(tmp_path / "marks.csv"), "--json", str(tmp_path / "marks.json"))
+    assert r.returncode == 0, r.stderr
+    rows = {x["student"]: x for x in csv.DictReader(open(tmp_path / "marks.csv"))}
+    assert rows["alice"]["score"] == "5" and rows["alice"]["run_evidence"] == "verified"
+    assert rows["bob"]["score"] == "0" and rows["bob"]["bad_client"] == "wrong"
+    assert rows["carol"]["bad_client"] == "missing"
+    assert len(json.loads((tmp_path / "marks.json").read_text())) == 4
+
+
+def test_run_refuses_a_variant_for_another_lab_or_overridden(tmp_path, manifest):
+    a = assign.assign(manifest, "bad-cable", ROSTER, SEED, tmp_path / "c")
+    v = str(a.out / "alice" / "variant.json")
+    r = perflab_cmd("run", "elinks", "--variant", v)
+    assert r.returncode == 2 and "is for lab bad-cable" in r.stderr
+    r = perflab_cmd("run", "bad-cable", "--variant", v, "-p", "bad_client=1")
+    assert r.returncode == 2 and "cannot be overridden" in r.stderr
+    r = perflab_cmd("run", "bad-cable", "--variant", v, "--record")
+    assert r.returncode == 2 and "reference" in r.stderr
+    doc = json.loads(Path(v).read_text())
+    doc["sealed"] = doc["sealed"][:-8] + "AAAAAAA="
+    Path(v).write_text(json.dumps(doc))
+    r = perflab_cmd("run", "bad-cable", "--variant", v)
+    assert r.returncode == 2 and "edited" in r.stderr
+
+
+# ------------------------------------------------------------------------------ live
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_live_bad_cable_variant_assign_run_grade(docker_ok, artifacts, tmp_path):
+    out = tmp_path / "class"
+    r = perflab_cmd("assign", "bad-cable", "--students", str(roster(tmp_path / "r.csv", 3)), "--seed", "live",
+                    "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    key = grade.load_key(out / "instructor" / "key.json")
+    r = perflab_cmd("run", "bad-cable", "--variant", str(out / "s01" / "variant.json"))
+    (artifacts / "run.txt").write_text(r.stdout + "\n" + r.stderr)
+    assert r.returncode == 0, r.stderr
+    run_dir = Path(r.stdout.strip().splitlines()[-1])
+    doc = json.loads((run_dir / "run.json").read_text())
+    entry = key["students"]["s01"]
+    k = entry["hidden"]["bad_client"]
+    assert doc["status"] == "complete" and doc["params"]["bad_client"] == mystery.SEALED
+    assert "detected_outlier" not in doc["metrics"] and "detected_outlier" not in r.stderr
+    nb_text = (run_dir / "notebook.ipynb").read_text()
+    assert not re.search(rf"bad_client\W{{0,6}}{k}\b", nb_text + (run_dir / "timeline.json").read_text())
+    # answer from the evidence the student sees: the notebook's per-client table (its text output)
+    nb = json.loads(nb_text)
+    table = next(o["data"]["text/plain"] for c in nb["cells"] for o in c.get("outputs", [])
+                 if "NFS reads/s" in "".join(o.get("data", {}).get("text/plain", "")))
+    rows = [ln.split() for ln in "".join(table).splitlines()[1:] if ln.startswith("client")]
+    reads = {int(x[0].removeprefix("client")): float(x[1]) for x in rows}
+    mbit = {int(x[0].removeprefix("client")): float(x[2]) for x in rows}
+    bad = min(reads, key=reads.get)
+    others = sorted(v for j, v in mbit.items() if j != bad)
+    answers = {"bad_client": bad, "bad_client_reads_s": reads[bad], "bad_client_mbit_s": mbit[bad],
+               "bad_link_fraction": round(mbit[bad] / others[len(others) // 2], 2)}
+    (run_dir / "answers.json").write_text(json.dumps({"student": "s01", **answers}))
+    rep = grade.grade(key, grade.load_submission(run_dir), "s01")
+    (artifacts / "grade.txt").write_text(grade.text(rep))
+    assert rep["integrity"]["ok"], rep["integrity"]
+    assert bad == k and rep["score"] == rep["max"], grade.text(rep)
+    # the same run handed in by another student is caught
+    assert grade.grade(key, grade.load_submission(run_dir), "s02")["withheld"]

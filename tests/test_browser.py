@@ -1,0 +1,164 @@
+"""The published book works offline and looks right, in a real browser: headless Chromium (Debian's
+`chromium`, driven over the DevTools protocol by perflab.browser) opens the built book at its
+index.html and clicks "next" through every chapter book.toml lists. On each page: no request to
+anything but file:/data:/blob: URLs, no console error or uncaught exception, every plotly figure of
+the page source drawn (an SVG with its traces), the "your run vs reference vs 2009" panel on every
+chapter book.toml marks `case_study = true`, previous/next links in book order and a table of
+contents that reaches every chapter. The book's search page, opened from file://, finds a word
+only one chapter contains. Screenshots and a report land in test-artifacts/browser/."""
+import dataclasses
+import html as html_mod
+import json
+import re
+import shutil
+
+import pytest
+
+from conftest import ARTIFACTS
+from perflab import browser
+
+OUT = ARTIFACTS / "browser"
+
+needs_chromium = pytest.mark.skipif(browser.find_chromium() is None,
+                                    reason="needs chromium (scripts/setup-system.sh installs it)")
+
+
+@pytest.fixture(scope="module")
+def walked(built_book, manifest):
+    shutil.rmtree(OUT, ignore_errors=True)
+    OUT.mkdir(parents=True)
+    rep = browser.check_book(built_book, manifest.chapters, shots=OUT, log=OUT / "chromium.log")
+    (OUT / "report.json").write_text(json.dumps(
+        {"walk": rep.walk, "failures": rep.failures,
+         "pages": {u: dataclasses.asdict(p) for u, p in rep.pages.items()}}, indent=1))
+    return rep
+
+
+def _urls(built_book, manifest):
+    return {c.id: browser.chapter_url(built_book, c.file) for c in manifest.chapters}
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_every_chapter_renders_offline(walked, built_book, manifest):
+    urls = _urls(built_book, manifest)
+    seen = [c.id for c in manifest.chapters if urls[c.id] in walked.pages]
+    assert seen == [c.id for c in manifest.chapters], f"pages reached: {walked.walk}"
+    bad = {}
+    for c in manifest.chapters:
+        p = walked.pages[urls[c.id]]
+        problems = p.failures(need_panel=False)
+        if problems:
+            bad[c.id] = problems
+        assert p.screenshot and (OUT / f"{c.id}.png").stat().st_size > 10_000, c.id
+    assert not bad, json.dumps(bad, indent=1)
+    # the book's lab chapters do have figures, and the test saw them drawn
+    drawn = sum(walked.pages[urls[c.id]].figures_drawn for c in manifest.chapters if c.lab)
+    assert drawn >= 2 * sum(1 for c in manifest.chapters if c.lab)
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_case_study_chapters_show_the_comparison_panel(walked, built_book, manifest):
+    urls = _urls(built_book, manifest)
+    studies = [c for c in manifest.chapters if c.case_study]
+    assert studies, "book.toml marks no chapter `case_study = true`"
+    missing = [c.id for c in studies if walked.pages[urls[c.id]].compare_panels < 1]
+    assert not missing, f"no perflab-compare panel on: {missing}"
+    for c in studies:  # the panel has the reference and 2009 columns
+        page = (built_book / c.file.with_suffix(".html")).read_text()
+        panel = page[page.index('class="perflab-compare"'):]
+        assert "reference run" in panel[:3000] and "2009 (published)" in panel[:3000], c.id
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_navigation_reaches_every_chapter_in_order(walked, built_book, manifest):
+    urls = [browser.chapter_url(built_book, c.file) for c in manifest.chapters]
+    assert walked.walk == urls
+    for i, u in enumerate(urls):
+        p = walked.pages[u]
+        assert p.prev_href == (urls[i - 1] if i else None), u
+        assert p.next_href == (urls[i + 1] if i + 1 < len(urls) else None), u
+        assert set(urls) <= {h.split("#")[0] for h in p.toc_hrefs}, u
+
+
+def _text(path):
+    """A page's visible words: no scripts (the figures' JSON), styles or tags."""
+    s = re.sub(r"<(script|style)\b.*?</\1>", " ", path.read_text(), flags=re.S | re.I)
+    return html_mod.unescape(re.sub(r"<[^>]+>", " ", s)).lower()
+
+
+def unique_word(built_book, manifest):
+    """(word, chapter) such that the word is in the search index for that chapter only and no other
+    page of the book contains it, even inside a longer word (Sphinx also matches partial terms)."""
+    raw = (built_book / "searchindex.js").read_text()
+    index = json.loads(raw[raw.index("(") + 1: raw.rindex(")")])
+    docs = index["docnames"]
+    texts = {d: _text(built_book / f"{d}.html") for d in docs if (built_book / f"{d}.html").exists()}
+    chapters = sorted((c for c in manifest.chapters if c.case_study), key=lambda c: c.id != "logzilla")
+    for c in chapters:
+        doc = str(c.file.with_suffix(""))
+        i = docs.index(doc)
+        only_here = sorted(t for t, v in index["terms"].items() if v in (i, [i]) and t.isalpha() and len(t) >= 6)
+        for term in sorted(only_here, key=lambda t: t != "logzilla"):
+            if re.search(rf"\b{term}\b", texts[doc]) and not any(term in t for d, t in texts.items() if d != doc):
+                return term, c
+    pytest.fail("no word of the search index belongs to a single case-study chapter")
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_search_finds_a_word_only_one_chapter_has(built_book, manifest):
+    word, chapter = unique_word(built_book, manifest)
+    hits, rep = browser.search(built_book, word.capitalize(), log=OUT / "chromium-search.log")
+    (OUT / "search.json").write_text(json.dumps({"word": word, "chapter": chapter.id, "hits": hits}, indent=1))
+    assert hits == [browser.chapter_url(built_book, chapter.file)], (word, hits)
+    assert not rep.external_requests and not rep.problems, (rep.external_requests, rep.problems)
+
+
+def test_case_study_chapters_call_compare(manifest):
+    """Fast, without a build: every case-study chapter's source calls the panel."""
+    for c in manifest.chapters:
+        if c.case_study:
+            assert ".compare(" in (manifest.root / c.file).read_text(), f"{c.file}: case_study = true but no s.compare(...) panel"
+
+
+@needs_chromium
+def test_the_checker_sees_what_is_wrong(tmp_path):
+    """check_page must catch each fault it exists for: a request off file://, a console error, an
+    uncaught exception, a figure div plotly never drew, a missing panel; and count a drawn figure."""
+    from perflab.figures import plotly_js_path
+
+    shutil.copyfile(plotly_js_path(), tmp_path / "plotly.min.js")
+    page_html = """<html><head><script src="plotly.min.js"></script></head><body>
+<div id="a" class="plotly-graph-div" style="height:200px"></div>
+<div id="b" class="plotly-graph-div" style="height:200px"></div>
+<script>Plotly.newPlot("a", [{"y": [1, 3, 2]}]);</script>
+<img src="http://127.0.0.1:9/pixel.png">
+<script>console.error("boom"); setTimeout(() => { throw new Error("late"); }, 0);</script>
+</body></html>"""
+    f = tmp_path / "bad.html"
+    f.write_text(page_html)
+    with browser.Chromium() as b:
+        page = b.new_page()
+        page.goto(f.as_uri())
+        rep = browser.check_page(page, page_html, tmp_path / "bad.png", timeout=1.5)
+    assert rep.figures_in_source == 2 and rep.figures_in_dom == 2 and rep.figures_drawn == 1
+    assert rep.external_requests == ["http://127.0.0.1:9/pixel.png"]
+    assert any("boom" in p for p in rep.problems) and any("late" in p for p in rep.problems)
+    fails = rep.failures(need_panel=True)
+    assert len(fails) == 4, fails  # requests, console, figures, panel
+    assert (tmp_path / "bad.png").stat().st_size > 1000
+
+
+def test_case_study_needs_a_lab(tmp_path):
+    from perflab import manifest
+
+    (tmp_path / "a.md").write_text("# A\n")
+    (tmp_path / "book.toml").write_text('[book]\ntitle = "t"\nauthor = "a"\n\n[[chapters]]\nid = "a"\ntitle = "A"\n'
+                                        'file = "a.md"\ncase_study = true\n')
+    with pytest.raises(manifest.ManifestError, match="case_study"):
+        manifest.load(tmp_path)
+    (tmp_path / "book.toml").write_text((tmp_path / "book.toml").read_text().replace("case_study = true\n", ""))
+    assert manifest.load(tmp_path).chapters[0].case_study is False
