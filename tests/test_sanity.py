@@ -133,3 +133,14 @@ def test_reference_runs_raise_only_true_findings(lab):
     s = session.open(lab)
     got = {f.rule for f in sanity.review_session(s)}
     assert got <= KNOWN_TRUE.get(lab, set()), got
+
+
+def test_cpu_intent_is_not_client_bound_or_missing_latency():
+    """A job declared to measure the CPU path (the HT lab) is CPU-bound and latency-free on purpose."""
+    from perflab import session
+
+    s = session.open("ht", run="reference")
+    rules = {f.rule for f in sanity.review_session(s)}
+    assert not rules & {"client-bound", "no-latency"}
+    undeclared = {f.rule for f in sanity.review(s.data_dir)}
+    assert {"client-bound", "no-latency"} <= undeclared   # the same data without the declaration

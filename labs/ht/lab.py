@@ -72,6 +72,11 @@ def sweep_sets(p: dict) -> list[int]:
     return out
 
 
+#: For perflab.sanity: every job here measures the CPU's own path on purpose (cached reads pinned to
+#: a CPU, latency not recorded): "client-bound" and "no latency" are the experiment, not traps.
+INTENT = {"*": "cpu"}
+
+
 def _name(c: dict) -> str:
     who = c["neighbour"] or "alone"
     return f"ws{fmt_size(c['set'])}-bs{fmt_size(c['bs'])}-{who}-{c['ncpu']}cpu"
