@@ -263,15 +263,19 @@ def icy_stats(disks: dict[str, pd.DataFrame], p: dict) -> dict:
     return r
 
 
+def phase_windows(t0_ms: float, p: dict):
+    """(disks lit, start ms, end ms) of each pterodactyl phase, without its first and last moments."""
+    phase_ms = p["phase"] * 1000
+    for k in range(1, p["disks"] + 1):
+        yield k, t0_ms + (k - 1) * phase_ms + TRIM_S[0] * 1000, t0_ms + k * phase_ms - TRIM_S[1] * 1000
+
+
 def ptero_phases(d: dict, p: dict) -> pd.DataFrame:
     """One row per disk count: throughput (MB/s) and latency percentiles of the reads completed in
     that phase, from fio's per-I/O logs (the phase's first and last moments left out)."""
-    io, t0 = d["ptero_io"], d["ptero_t0_ms"]
-    phase_ms = p["phase"] * 1000
+    io = d["ptero_io"]
     rows = []
-    for k in range(1, p["disks"] + 1):
-        a = t0 + (k - 1) * phase_ms + TRIM_S[0] * 1000
-        b = t0 + k * phase_ms - TRIM_S[1] * 1000
+    for k, a, b in phase_windows(d["ptero_t0_ms"], p):
         sel = io[(io.time_ms >= a) & (io.time_ms < b)]
         dur = (b - a) / 1000
         lat = sel.lat_ns.to_numpy() / 1e6
@@ -299,12 +303,9 @@ def find_knee(n: np.ndarray, mb_s: np.ndarray, step: float = 0.05) -> tuple[floa
 def device_phases(d: dict, p: dict) -> pd.DataFrame:
     """Median service time of the streaming disks' reads per phase, from slowdisk's device logs
     (the disks' own view: no time waiting for a lane)."""
-    dev, t0 = d["ptero_device"], d["ptero_t0_ms"]
-    phase_ms = p["phase"] * 1000
+    dev = d["ptero_device"]
     rows = []
-    for k in range(1, p["disks"] + 1):
-        a = t0 + (k - 1) * phase_ms + TRIM_S[0] * 1000
-        b = t0 + k * phase_ms - TRIM_S[1] * 1000
+    for k, a, b in phase_windows(d["ptero_t0_ms"], p):
         sel = dev[(dev.epoch_ms >= a) & (dev.epoch_ms < b)]
         rows.append({"disks": k, "device_p50_ms": float(np.median(sel.lat_ns)) / 1e6 if len(sel) else np.nan})
     return pd.DataFrame(rows)
