@@ -96,6 +96,11 @@ class JobFile:
         return [s for s in self.sections if s != "global"]
 
 
+def version(topo, image: str) -> str:
+    """fio's version inside `image` ("fio-3.33"), for a run's provenance: the fio that did the I/O."""
+    return topo.run(image, "fio-version", ["fio", "--version"], network_mode="none").strip()
+
+
 def run_in_container(topo, image: str, job: Path, out_dir: Path, name: str, *, volumes=None,
                      timeout: float | None = None, extra_args=(), **kw) -> Path:
     """Run `fio job` in a container of `topo` with out_dir mounted as its working directory /out,

@@ -323,7 +323,7 @@ def run(s) -> None:
                                                       "status=none && sync"])
                 if code:
                     raise ContainerFailed(f"writing the clients' file on the server failed: {out}")
-                version = topo.run(tags["nfsfio"], "fio-version", ["fio", "--version"], network_mode="none").strip()
+                version = fio.version(topo, tags["nfsfio"])
                 s.provenance(fio_version=version, tools={
                     "nfs-ganesha": exec_sh(srv, ["dpkg-query", "-W", "-f", "${Version}", "nfs-ganesha"])[1].strip()})
                 ips, fio_hosts = {}, []

@@ -81,7 +81,7 @@ def run(s) -> None:
         with s.phase("prepare"):
             vol = topo.volume("data")
             data = {vol.name: {"bind": "/data", "mode": "rw"}}
-            version = topo.run(tag, "fio-version", ["fio", "--version"], network_mode="none").strip()
+            version = fio.version(topo, tag)
             s.provenance(fio_version=version)
             fio.run_in_container(topo, tag, files["prep"], out, "prep", volumes=data, timeout=600)
         with s.phase("traps"):

@@ -157,8 +157,7 @@ def run(s) -> None:
     try:
         with zfs.shared_export(s.ledger, export) as exp, Topology(s.run_id, s.lab.name) as topo:
             with s.phase("pools"):
-                s.provenance(fio_version=topo.run(tags["fio"], "fio-version", ["fio", "--version"],
-                                                  network_mode="none").strip())
+                s.provenance(fio_version=fio.version(topo, tags["fio"]))
                 srv = zfs.ZfsServer.start(topo, tags["zfs"], exp, dev)
                 for name, props in POOLS.items():
                     srv.sh(f"truncate -s {POOL_FILE_BYTES} {zfs.BACKING}/{name}")

@@ -56,7 +56,7 @@ def run(s) -> None:
     with Topology(s.run_id, s.lab.name) as topo:
         with s.phase("prepare"):
             vol = topo.volume("data")
-            version = topo.run(tag, "fio-version", ["fio", "--version"], network_mode="none").strip()
+            version = fio.version(topo, tag)
             s.provenance(fio_version=version)
         with s.phase("fio"):
             fio.run_in_container(topo, tag, job, out, JOB, volumes={vol.name: {"bind": "/data", "mode": "rw"}},

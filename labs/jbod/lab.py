@@ -273,7 +273,7 @@ def run(s) -> None:
             enc = Enclosures(s, stack, scratch)
             enc.make_chains(max(len(c["chains"]) for c in cab.values()))
             topo = stack.enter_context(Topology(s.run_id, s.lab.name))
-            version = topo.run(tag, "fio-version", ["fio", "--version"], network_mode="none").strip()
+            version = fio.version(topo, tag)
             s.provenance(fio_version=version, tools={"kernel blkio": "cgroup v1 throttle (device_write_bps)"})
         for i, ph in enumerate(PHASES, 1):
             with s.phase(ph):

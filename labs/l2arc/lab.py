@@ -72,8 +72,7 @@ def run(s) -> None:
         with zfs.shared_export(s.ledger, export), zfs.zram_device(s.ledger, p["cache_size"]) as zram, \
                 Topology(s.run_id, s.lab.name) as topo:
             with s.phase("pool"):
-                s.provenance(fio_version=topo.run(tags["fio"], "fio-version", ["fio", "--version"],
-                                                  network_mode="none").strip())
+                s.provenance(fio_version=fio.version(topo, tags["fio"]))
                 srv = zfs.ZfsServer.start(topo, tags["zfs"], export, dev, devices=(zram,),
                                           zfs_fuse_args=f"-m {p['arc_size'] >> 20} --disable-block-cache")
                 disks = srv.make_disks(p["disks"], DISK_BYTES, disk_model())

@@ -145,8 +145,7 @@ def run(s) -> None:
     try:
         with ExitStack() as stack, Topology(s.run_id, s.lab.name) as topo:
             with s.phase("disks"):
-                s.provenance(fio_version=topo.run(tag, "fio-version", ["fio", "--version"],
-                                                  network_mode="none").strip())
+                s.provenance(fio_version=fio.version(topo, tag))
                 icy_vols, jbod_vols = {}, {}
                 for i in range(2):
                     b = host / f"icy{i}"

@@ -71,7 +71,7 @@ def run(s) -> None:
         with s.phase("prepare"):
             vol = topo.volume("data")
             data = {vol.name: {"bind": "/data", "mode": "rw"}}
-            version = topo.run(tag, "fio-version", ["fio", "--version"], network_mode="none").strip()
+            version = fio.version(topo, tag)
             s.provenance(fio_version=version)
             topo.run(tag, "layout", ["fio", "--name=layout", "--filename=/data/stepping.dat", "--rw=write",
                                      "--bs=1m", f"--size={p['file_size']}", "--end_fsync=1"],

@@ -120,8 +120,7 @@ def run(s) -> None:
     try:
         with zfs.shared_export(s.ledger, export) as exp, Topology(s.run_id, s.lab.name) as topo:
             with s.phase("pool"):
-                s.provenance(fio_version=topo.run(tags["fio"], "fio-version", ["fio", "--version"],
-                                                  network_mode="none").strip())
+                s.provenance(fio_version=fio.version(topo, tags["fio"]))
                 srv = zfs.ZfsServer.start(topo, tags["zfs"], exp, dev, zfs_fuse_args=f"-m {ARC_MB}")
                 model = disk_model(p)
                 disks = srv.make_disks(n, DISK_BYTES, model)
