@@ -43,6 +43,83 @@ FIGURES_JS = """(() => { const d = [...document.querySelectorAll('.plotly-graph-
   return [d.length, d.filter(e => e.querySelector('.main-svg') && e._fullData && e._fullData.length > 0).length]; })()"""
 
 
+#: JavaScript: what is wrong with each drawn plotly figure, read from plotly's own full layout after
+#: autorange (axis ranges are in axis units: log10 of the value on a log axis, as are annotations'
+#: coordinates there). Per figure: no data at all; on a numeric axis, data or a data-anchored
+#: annotation outside the plotted range (2% slack), or an axis that runs more than 10x its data's
+#: extent (an autorange blown up by an annotation placed in data units on a log axis, for example).
+#: Category and date axes, and traces without cartesian axes (tables, sunbursts), are not judged.
+FIGURE_AXES_JS = r"""(() => {
+ const out = [];
+ const nums = a => (a === undefined || a === null) ? null : Array.from(a);
+ document.querySelectorAll('.plotly-graph-div').forEach((gd, i) => {
+  const fl = gd._fullLayout, fd = gd._fullData || [];
+  if (!fl) return;
+  const name = `figure ${i + 1} ("${((fl.title && fl.title.text) || '').replace(/<[^>]*>/g, ' ').slice(0, 60)}")`;
+  const axis = (letter, ref) => fl[letter + 'axis' + ((ref || letter).slice(1))];
+  const ext = {};
+  let points = 0, cartesian = 0;
+  const add = (letter, ref, vals) => {
+   const ax = axis(letter, ref);
+   if (!ax || !['linear', 'log'].includes(ax.type)) { if (vals && vals.length) points += vals.length; return; }
+   const key = ax._name;
+   for (let v of vals) {
+    v = Number(v);
+    if (!isFinite(v)) continue;
+    if (ax.type === 'log') { if (v <= 0) continue; v = Math.log10(v); }
+    points += 1;
+    const e = ext[key] || (ext[key] = [Infinity, -Infinity, ax]);
+    e[0] = Math.min(e[0], v); e[1] = Math.max(e[1], v);
+   }
+  };
+  fd.forEach(tr => {
+   if (!tr.xaxis || tr.visible === 'legendonly' || (tr._input && tr._input.visible === false)) return;
+   cartesian += 1;   // plotly hides a trace without data itself (visible: false): that one counts
+   if (tr.visible !== true) return;
+   let x = nums(tr.x), y = nums(tr.y);
+   const n = Math.max((x || []).length, (y || []).length);
+   if (tr.type === 'heatmap' || tr.type === 'contour') {
+    const z = tr.z ? Array.from(tr.z).flat() : [];
+    if (!z.some(v => v !== null && isFinite(v))) return;
+   }
+   if (!x && y && tr.type !== 'heatmap') x = [...Array(y.length).keys()];
+   if (!y && x && tr.type !== 'heatmap') y = [...Array(x.length).keys()];
+   if (tr.type === 'bar') {
+    const horiz = tr.orientation === 'h';
+    if (horiz) { x = (x || []).concat([0]); } else { y = (y || []).concat([0]); }
+   }
+   if (x) add('x', tr.xaxis, x);
+   if (y) add('y', tr.yaxis, y);
+  });
+  if (cartesian && points === 0) { out.push(`${name}: no data drawn`); return; }
+  for (const key in ext) {
+   const [lo, hi, ax] = ext[key];
+   const [r0, r1] = [Math.min(...ax.range), Math.max(...ax.range)];
+   const span = r1 - r0, slack = 0.02 * span;
+   const unit = ax.type === 'log' ? ' (log10)' : '';
+   if (lo < r0 - slack || hi > r1 + slack)
+    out.push(`${name}: ${key} shows ${r0.toPrecision(3)} to ${r1.toPrecision(3)}${unit} but its data run ${lo.toPrecision(3)} to ${hi.toPrecision(3)}`);
+   if (hi > lo && span > 10 * (hi - lo))
+    out.push(`${name}: ${key} runs ${r0.toPrecision(3)} to ${r1.toPrecision(3)}${unit}, more than 10x its data's extent ${lo.toPrecision(3)} to ${hi.toPrecision(3)}`);
+  }
+  (fl.annotations || []).forEach(a => {
+   if (a.visible === false) return;
+   for (const letter of ['x', 'y']) {
+    const ref = a[letter + 'ref'];
+    if (!ref || ref === 'paper' || ref.includes('domain')) continue;
+    const ax = axis(letter, ref);
+    if (!ax || !['linear', 'log'].includes(ax.type)) continue;
+    const [r0, r1] = [Math.min(...ax.range), Math.max(...ax.range)];
+    const v = Number(a[letter]), slack = 0.02 * (r1 - r0);
+    if (!(v >= r0 - slack && v <= r1 + slack))
+     out.push(`${name}: annotation "${String(a.text).replace(/<[^>]*>/g, ' ').slice(0, 40)}" at ${letter}=${v.toPrecision(4)}${ax.type === 'log' ? ' (log10)' : ''} is outside ${ax._name} ${r0.toPrecision(3)} to ${r1.toPrecision(3)}`);
+   }
+  });
+ });
+ return out;
+})()"""
+
+
 class BrowserError(RuntimeError):
     pass
 
@@ -300,6 +377,7 @@ class PageReport:
     figures_in_dom: int = 0
     figures_drawn: int = 0
     compare_panels: int = 0
+    figure_problems: list[str] = field(default_factory=list)
     external_requests: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     next_href: str | None = None
@@ -317,6 +395,7 @@ class PageReport:
         if not (self.figures_in_source == self.figures_in_dom == self.figures_drawn):
             f.append(f"figures: {self.figures_in_source} in the page source, {self.figures_in_dom} in the DOM, "
                      f"{self.figures_drawn} drawn")
+        f.extend(self.figure_problems)
         if need_panel and self.compare_panels < 1:
             f.append("no 'your run vs reference vs 2009' panel (div.perflab-compare)")
         return f
@@ -334,6 +413,7 @@ def check_page(page: Page, source_html: str, shot: Path | None = None, timeout: 
     rep = PageReport(page.url, source_html.count('class="plotly-graph-div"'))
     page.wait_for(f"(() => {{ const [n, d] = {FIGURES_JS}; return n === d; }})()", timeout)
     rep.figures_in_dom, rep.figures_drawn = page.evaluate(FIGURES_JS)
+    rep.figure_problems = page.evaluate(FIGURE_AXES_JS)
     rep.compare_panels = page.evaluate("document.querySelectorAll('div.perflab-compare table').length")
     rep.next_href = page.evaluate("document.querySelector('a.right-next')?.href ?? null")
     rep.prev_href = page.evaluate("document.querySelector('a.left-prev')?.href ?? null")

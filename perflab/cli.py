@@ -11,6 +11,8 @@
     perflab images [NAME...]              build the lab images
     perflab book [--run PRESET] [--out DIR] [--solutions hide|show|strip]  build the HTML book
     perflab book-config [--check]         regenerate _config.yml and _toc.yml from book.toml
+    perflab references [--check] [LAB...] re-record the reference runs from a clean commit (full preset),
+                                          or say which are stale (exit 1 if any)
 """
 from __future__ import annotations
 
@@ -52,6 +54,26 @@ def _run(m, args) -> int:
         return runner.EXIT_REFUSED
     except KeyboardInterrupt:   # while waiting for another lab: nothing was created yet
         print(f"perflab run {args.lab}: interrupted before it started, nothing was created", file=sys.stderr)
+        return runner.EXIT_INTERRUPTED
+
+
+def _references(m, args) -> int:
+    from . import reference, runner
+
+    try:
+        if args.check:
+            stale = {n: why for n, why in reference.check(m, args.labs).items() if why}
+            for n, why in stale.items():
+                print(f"{n}: " + "; ".join(why))
+            if not stale:
+                print(f"every reference ({len(args.labs or m.labs)}) is fresh")
+            return 1 if stale else 0
+        return reference.record(m, args.labs)
+    except (runner.Refused, manifest_mod.ManifestError) as e:
+        print(f"perflab references: refused, nothing was run: {e}", file=sys.stderr)
+        return runner.EXIT_REFUSED
+    except KeyboardInterrupt:
+        print("perflab references: interrupted", file=sys.stderr)
         return runner.EXIT_INTERRUPTED
 
 
@@ -258,6 +280,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--solutions", choices=("hide", "show", "strip"), default="hide",
                    help="exercise solutions: folded (default), unfolded (instructors), or left out (a class's copy)")
     p.set_defaults(fn=_book)
+    p = sub.add_parser("references", help="re-record the reference runs (or --check which are stale)")
+    p.add_argument("labs", nargs="*", help="these labs only (default: all)")
+    p.add_argument("--check", action="store_true", help="only say which references are stale; exit 1 if any")
+    p.set_defaults(fn=_references)
     p = sub.add_parser("book-config", help="regenerate the Jupyter Book configuration from book.toml")
     p.add_argument("--check", action="store_true")
     p.set_defaults(fn=_book_config)

@@ -5,8 +5,8 @@
         Row("IOPS gain", "iops_ratio", "{:.1f}x", "12x"),
     ], source='"Logzilla" / "Hybrid Storage Pool" posts, 2009')
 
-Columns: this run (live runs only), the recorded reference run (its run.json metrics), and the
-published 2009 figure. A metric a run does not have shows as "-", never as a guess. The panel is
+Columns: this run (live runs only), the reference run (in the book: recomputed from its raw data
+by the chapter; beside a live run: its run.json metrics), and the published figure. A metric a run does not have shows as "-", never as a guess. The panel is
 HTML with the class `perflab-compare` (the browser test looks for it on every case-study page).
 """
 from __future__ import annotations
@@ -59,7 +59,7 @@ class Panel:
                        for r, vals in zip(self.rows, self.values))
         return (f'<div class="perflab-compare"><table class="table">'
                 f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-                f"<p><small>2009: {e(self.source)}. {e(self.note)}</small></p></div>")
+                f"<p><small>Published: {e(self.source)}. {e(self.note)}</small></p></div>")
 
     def __repr__(self) -> str:
         lines = [" | ".join(["", *self.columns])]
@@ -67,7 +67,7 @@ class Panel:
         return "\n".join(lines)
 
 
-def panel(session, rows: list[Row], source: str) -> Panel:
+def panel(session, rows: list[Row], source: str, year: int | str = 2009) -> Panel:
     ref = reference_metrics(session.reference_dir())
     columns, cols_vals = [], []
     if session.live:
@@ -77,8 +77,10 @@ def panel(session, rows: list[Row], source: str) -> Panel:
         metrics, doc = ref
         when = (doc.get("provenance", {}).get("started") or "")[:10]
         columns.append(f"reference run ({doc.get('preset')}, {when})")
-        cols_vals.append([_fmt(metrics, r) for r in rows])
-    columns.append("2009 (published)")
+        # In the book (reference mode) the values are the ones the chapter just recomputed from the
+        # reference's raw data, not the numbers run.json kept from when it was recorded.
+        cols_vals.append([_fmt(metrics if session.live else session.metrics, r) for r in rows])
+    columns.append(f"{year} (published)")
     cols_vals.append([r.published for r in rows])
     values = [list(v) for v in zip(*cols_vals)]
     note = ("Ratios are what carry over between machines; absolute numbers belong to the hardware."

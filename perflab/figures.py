@@ -16,7 +16,9 @@ class Shown:
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return {
-            "text/html": self.fig.to_html(full_html=False, include_plotlyjs=False),
+            # responsive: the figure takes its container's width (a phone's too) and follows resizes
+            "text/html": self.fig.to_html(full_html=False, include_plotlyjs=False,
+                                          config={"responsive": True, "displaylogo": False}),
             "application/vnd.plotly.v1+json": json.loads(self.fig.to_json()),
             "text/plain": f"<plotly figure: {self.fig.layout.title.text or 'untitled'}>",
         }

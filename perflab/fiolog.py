@@ -54,6 +54,10 @@ DDIR_NAMES = {0: "read", 1: "write", 2: "trim", 3: "sync"}
 
 #: Lines in a log with more fields than this are histogram lines.
 HIST_MIN_FIELDS = 100
+#: fio stamps log lines in milliseconds from the job's start, or, with ``log_unix_epoch=1``
+#: (common with ``fio --client``), in Unix-epoch milliseconds. Stamps at or above this value
+#: (2001-09-09) are epoch stamps: a job-relative stamp would need a 31-year run to reach it.
+EPOCH_MIN_MS = 10 ** 12
 
 
 class FioOutputError(ValueError):
@@ -319,11 +323,23 @@ class HistLog:
         return int(self.counts.sum())
 
     def interval_start_ms(self) -> np.ndarray:
-        """Start of each line's interval: the previous time stamp of the same ddir, or 0."""
+        """Start of each line's interval: the previous time stamp of the same ddir. The first
+        interval starts at 0 (the job's start) in a job-relative log; in an epoch-stamped log
+        (``log_unix_epoch=1``) one typical interval (the median step) before its end."""
         start = np.zeros_like(self.time_ms)
         for d in np.unique(self.ddir):
             idx = np.flatnonzero(self.ddir == d)
-            start[idx[1:]] = self.time_ms[idx[:-1]]
+            t = self.time_ms[idx]
+            order = np.argsort(t, kind="stable")          # lines may come out of order
+            ts = t[order]
+            st = np.empty_like(ts)
+            st[1:] = ts[:-1]
+            if len(ts) and ts[0] >= EPOCH_MIN_MS:
+                step = int(np.median(np.diff(ts))) if len(ts) > 1 else 0
+                st[0] = ts[0] - step
+            elif len(ts):
+                st[0] = 0
+            start[idx[order]] = st
         return start
 
 

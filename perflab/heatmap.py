@@ -49,7 +49,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pcsv
 
-from .fiolog import (open_log, HIST_MIN_FIELDS, FioLogError, _check_last_line, _find_bad_line,
+from .fiolog import (open_log, EPOCH_MIN_MS, HIST_MIN_FIELDS, FioLogError, _check_last_line, _find_bad_line,
                      lat_log_columns, log_field_count, read_hist_log)
 
 __all__ = ["Buckets", "HeatMap", "from_lat_log", "from_hist_log", "figure", "render",
@@ -382,43 +382,149 @@ def _ddir_code(ddir) -> int | None:
     return int(ddir)
 
 
+#: The counts array of a map being built never grows past this many bytes; a span that would
+#: need more columns makes them wider (time is re-binned, and the map's notes say so).
+MAX_MAP_BYTES = 256 << 20
+
+
 class _Accumulator:
-    """counts[column, bucket] with one extra bucket for the overflow; grows with time."""
+    """counts[column, bucket] (one extra bucket for the overflow), built from event times.
 
-    def __init__(self, nb: int):
+    Times are milliseconds on the logs' own clock. With a fixed ``origin_ms`` (a caller's
+    ``t0_ms``), column 0 starts there and earlier events are dropped (and counted in
+    ``dropped``). Without one, job-relative logs (stamps below :data:`EPOCH_MIN_MS`) count
+    from 0, the job's start, and epoch-stamped logs from the column of their earliest event
+    (columns from the first sample, whatever order the lines or files come in). Gaps stay
+    empty columns. When the span would make the array larger than ``max_bytes``, columns are
+    widened by powers of two (``col_ms`` grows) and what was counted is merged to match.
+    """
+
+    def __init__(self, nb: int, col_ms: int, origin_ms: int | None = None,
+                 max_bytes: int = MAX_MAP_BYTES):
         self.nb = nb + 1
+        self.col_ms = self.col_ms0 = int(col_ms)
+        self.origin_ms = origin_ms
+        self.max_cols = max(1, int(max_bytes) // (self.nb * 8))
         self.a = np.zeros((0, self.nb), np.int64)
+        self.base: int | None = 0 if origin_ms is not None else None  # column index of row 0
         self.used = 0
+        self.dropped = 0
+        self.epoch: bool | None = None
 
-    def _grow(self, ncol: int) -> None:
+    # -- columns --
+    def _cols(self, t_ms: np.ndarray, where: str) -> np.ndarray:
+        """Column index of each time (relative to the fixed origin, else absolute); events
+        before a fixed origin are marked -1 for the caller to drop."""
+        if self.origin_ms is not None:
+            return np.floor_divide(t_ms - self.origin_ms, self.col_ms)
+        if self.epoch is None:
+            self.epoch = bool(t_ms.min() >= EPOCH_MIN_MS)
+            if not self.epoch:
+                self.base = 0
+        if not self.epoch and t_ms.min() < 0:
+            raise FioLogError(f"{where}: negative time stamp {int(t_ms.min())}")
+        return np.floor_divide(t_ms, self.col_ms)
+
+    def _coarsen(self, k: int) -> None:
+        """Columns k times wider: merge every k (aligned) columns into one."""
+        if self.base is None:   # nothing counted yet
+            self.col_ms *= k
+            return
+        n = self.used
+        old = np.arange(n, dtype=np.int64) + (self.base or 0)
+        new_base = (self.base or 0) // k
+        idx = old // k - new_base
+        out = np.zeros((int(idx[-1]) + 1 if n else 0, self.nb), np.int64)
+        if n:
+            np.add.at(out, idx, self.a[:n])
+        self.a, self.used, self.base = out, out.shape[0], new_base
+        self.col_ms *= k
+
+    def _place(self, c0: int, c1: int) -> None:
+        """Make rows for columns c0..c1 (of the current width), growing or shifting the array."""
+        base = c0 if self.base is None else min(self.base, c0)
+        if self.base is not None and base < self.base:   # earlier than anything so far
+            shift = self.base - base
+            new = np.zeros((self.a.shape[0] + shift, self.nb), np.int64)
+            new[shift:] = self.a
+            self.a, self.used = new, self.used + shift
+        self.base = base
+        ncol = c1 - base + 1
         if ncol > self.a.shape[0]:
             new = np.zeros((max(ncol, self.a.shape[0] * 3 // 2), self.nb), np.int64)
             new[: self.a.shape[0]] = self.a
             self.a = new
         self.used = max(self.used, ncol)
 
-    def add_events(self, col: np.ndarray, bucket: np.ndarray, where: str) -> None:
-        """Count events; ``col`` and ``bucket`` are scratch arrays (modified in place)."""
-        if len(col) == 0:
+    def _span_ok(self, t_ms: np.ndarray, where: str) -> np.ndarray:
+        """Columns of ``t_ms`` after widening the columns as far as the memory cap needs."""
+        while True:
+            col = self._cols(t_ms, where)
+            if self.origin_ms is not None:
+                keep = col >= 0
+                if not keep.all():
+                    self.dropped += int((~keep).sum())
+                    col = np.where(keep, col, -1)
+                if not keep.any():
+                    return col
+                c0, c1 = int(col[keep].min()), int(col.max())
+                lo = 0
+            else:
+                c0, c1 = int(col.min()), int(col.max())
+                lo = c0 if self.base is None else min(self.base, c0)
+            hi = max(c1, (self.base or 0) + self.used - 1)
+            if hi - lo + 1 <= self.max_cols:
+                self._place(c0 if self.origin_ms is None else max(c0, 0), c1)
+                return col
+            k = 2
+            while (hi // k - lo // k + 1) > self.max_cols:
+                k *= 2
+            self._coarsen(k)
+
+    def add_events(self, t_ms: np.ndarray, bucket: np.ndarray, where: str) -> None:
+        """Count events at times ``t_ms`` (ms) in buckets ``bucket`` (modified in place)."""
+        if len(t_ms) == 0:
             return
+        col = self._span_ok(t_ms, where)
+        if self.origin_ms is not None and (col < 0).any():
+            keep = col >= 0
+            col, bucket = col[keep], bucket[keep]
+            if len(col) == 0:
+                return
+        col = col - self.base
         c0, c1 = int(col.min()), int(col.max())
-        if c0 < 0:
-            raise FioLogError(f"{where}: negative time stamp")
         if c0:
             col -= c0
         col *= self.nb
         bucket += col
         bc = np.bincount(bucket, minlength=(c1 - c0 + 1) * self.nb)
-        self._grow(c1 + 1)
         self.a[c0:c1 + 1] += bc.reshape(-1, self.nb)
 
-    def add_rows(self, col: np.ndarray, rows: np.ndarray) -> None:
-        if len(col) == 0:
+    def add_rows(self, t_ms: np.ndarray, rows: np.ndarray, where: str = "") -> None:
+        """Add ``rows[i]`` (counts per bucket, overflow last) at time ``t_ms[i]``."""
+        if len(t_ms) == 0:
             return
-        if col.min() < 0:
-            raise ValueError("negative time stamp")
-        self._grow(int(col.max()) + 1)
-        np.add.at(self.a, col, rows)
+        col = self._span_ok(t_ms, where)
+        keep = col >= 0 if self.origin_ms is not None else slice(None)
+        col, rows = col[keep], rows[keep]
+        if len(col):
+            np.add.at(self.a, col - self.base, rows)
+
+    def origin(self) -> int:
+        """The map's t0_ms: the fixed origin, 0 for job-relative logs, else column 0's start."""
+        if self.origin_ms is not None:
+            return int(self.origin_ms)
+        return int((self.base or 0) * self.col_ms)
+
+    def notes(self) -> list[str]:
+        out = []
+        if self.col_ms != self.col_ms0:
+            out.append(f"time re-binned to {self.col_ms / 1000:g} s columns (asked: "
+                       f"{self.col_ms0 / 1000:g} s) to keep the map under "
+                       f"{self.max_cols * self.nb * 8 >> 20} MiB")
+        if self.dropped:
+            out.append(f"{self.dropped:,} I/Os before the chosen time origin not counted")
+        return out
 
     def result(self, buckets: Buckets, trim_linear: bool):
         a = self.a[: self.used]
@@ -503,7 +609,7 @@ def _lat_chunks(path: Path, names: list[str], include: list[str], chunk_bytes: i
 def from_lat_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None = None,
                  ddir=None, *, floor_ns: int = 128, ceil_ns: int = 2 ** 34,
                  linear_max_ns: int | None = None, block_size: int = 4 << 20,
-                 t0_ms: int = 0) -> HeatMap:
+                 t0_ms: int | None = None, max_bytes: int = MAX_MAP_BYTES) -> HeatMap:
     """Heat map of one or more per-I/O latency logs (``log_avg_msec=0``), streamed.
 
     Each file is read in pieces of ``block_size`` bytes, parsed by pyarrow's CSV reader
@@ -518,7 +624,7 @@ def from_lat_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None 
     col_ms = _col_ms(col_s)
     buckets = _make_buckets(sub, linear_ns, floor_ns, ceil_ns, linear_max_ns)
     want = _ddir_code(ddir)
-    acc = _Accumulator(buckets.n)
+    acc = _Accumulator(buckets.n, col_ms, t0_ms, max_bytes)
     files = _paths(paths)
     for path in files:
         nf = log_field_count(path)
@@ -537,16 +643,14 @@ def from_lat_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None 
                     if want is not None:
                         keep = chunks[2].to_numpy() == want
                         tm, lat = tm[keep], lat[keep]
-                    if t0_ms:  # logs stamped with log_unix_epoch=1: count from t0_ms, drop earlier
-                        keep = tm >= t0_ms
-                        tm, lat = tm[keep] - t0_ms, lat[keep]
-                    acc.add_events(tm // col_ms, buckets.index(lat), str(path))
+                    acc.add_events(tm, buckets.index(lat), str(path))
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise _find_bad_line(path, nf, exc) from None
         finally:
             tables.close()
     edges, counts, over = acc.result(buckets, trim_linear=bool(linear_ns) and linear_max_ns is None)
-    return HeatMap(edges, counts, col_s, t0_ms, over, tuple(map(str, files)), "per-io", buckets.scale)
+    return HeatMap(edges, counts, acc.col_ms / 1000, acc.origin(), over, tuple(map(str, files)),
+                   "per-io", buckets.scale, True, acc.notes())
 
 
 def _fold_map(buckets: Buckets, fio_edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -559,7 +663,8 @@ def _fold_map(buckets: Buckets, fio_edges: np.ndarray) -> tuple[np.ndarray, np.n
 
 def from_hist_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None = None,
                   ddir=None, *, floor_ns: int = 128, ceil_ns: int = 2 ** 34,
-                  linear_max_ns: int | None = None, t0_ms: int = 0) -> HeatMap:
+                  linear_max_ns: int | None = None, t0_ms: int | None = None,
+                  max_bytes: int = MAX_MAP_BYTES) -> HeatMap:
     """Heat map of one or more fio histogram logs (``write_hist_log``, ``log_hist_msec``).
 
     fio's 1856 bins are folded into the buckets.  For log-linear buckets every fio bin
@@ -569,12 +674,13 @@ def from_hist_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None
     bucket edge, and a note says so.  Each line's time stamp is the END of its interval
     (which began at the previous line of the same ddir, or at 0); the line's counts go
     to the column holding the interval's midpoint.  The last, partial interval of a run
-    is often missing from a histogram log.
+    is often missing from a histogram log.  Time origins, gaps, order and the memory cap
+    are handled as in :func:`from_lat_log`.
     """
     col_ms = _col_ms(col_s)
     buckets = _make_buckets(sub, linear_ns, floor_ns, ceil_ns, linear_max_ns)
     want = _ddir_code(ddir)
-    acc = _Accumulator(buckets.n)
+    acc = _Accumulator(buckets.n, col_ms, t0_ms, max_bytes)
     files = _paths(paths)
     exact_all = True
     for path in files:
@@ -584,9 +690,6 @@ def from_hist_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None
         start = h.interval_start_ms()
         sel = slice(None) if want is None else (h.ddir == want)
         tm, start, counts = h.time_ms[sel], start[sel], h.counts[sel]
-        if t0_ms:  # logs stamped with log_unix_epoch=1: count from t0_ms, drop earlier
-            keep = start + tm >= 2 * t0_ms
-            tm, start, counts = tm[keep] - t0_ms, start[keep] - t0_ms, counts[keep]
         asg, exact = _fold_map(buckets, h.edges_ns)
         used = counts.any(axis=0)
         exact_all &= bool(exact[used].all())
@@ -594,12 +697,12 @@ def from_hist_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None
         sums = np.add.reduceat(counts, firsts, axis=1) if counts.size else counts[:, :0]
         rows = np.zeros((len(tm), buckets.n + 1), np.int64)
         rows[:, asg[firsts]] = sums
-        acc.add_rows((start + tm) // (2 * col_ms), rows)
+        acc.add_rows((start + tm) // 2, rows, str(path))   # each interval at its midpoint
     edges, counts, over = acc.result(buckets, trim_linear=bool(linear_ns) and linear_max_ns is None)
     notes = [] if exact_all else ["some fio histogram bins straddle bucket edges and were "
                                   "assigned to a bucket by their midpoint"]
-    return HeatMap(edges, counts, col_s, t0_ms, over, tuple(map(str, files)), "hist", buckets.scale,
-                   exact_all, notes)
+    return HeatMap(edges, counts, acc.col_ms / 1000, acc.origin(), over, tuple(map(str, files)),
+                   "hist", buckets.scale, exact_all, notes + acc.notes())
 
 
 def detect_log_kind(path: str | os.PathLike) -> str | None:
@@ -661,9 +764,11 @@ def _count_ticks(zmax: float) -> tuple[list[float], list[str]]:
     return [math.log10(v) for v in vals], [lab(v) for v in vals]
 
 
-# Plasma: the rarest cell (count 1) is deep blue-violet, clearly visible on white;
-# the busiest cells are yellow.  Empty cells are not drawn (white background).
-_COLORSCALE = "Plasma"
+# Light to dark (ColorBrewer's OrRd from its fourth step on): a single I/O (count 1) is a pale
+# orange that still stands out on white, and the busiest cells are the darkest, most visible red.
+# Empty cells are not drawn (white background).  chapters/heatmaps.md describes it in these words.
+_COLORSCALE = [[0.0, "#fdbb84"], [0.25, "#fc8d59"], [0.5, "#ef6548"], [0.75, "#d7301f"],
+               [1.0, "#7f0000"]]
 
 
 def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto",
@@ -671,7 +776,8 @@ def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto
     """The heat map as a plotly Figure.
 
     x is time (s), y the latency buckets, colour the count on a log10 scale (colour-bar
-    ticks labelled in real counts; count 1 is deep violet, empty cells are not drawn).
+    ticks labelled in real counts; count 1 is pale orange, the busiest cells darkest red,
+    empty cells are not drawn).
     With ``linear=False`` every bucket is one row of equal height (the log-linear
     layout) labelled with its range; ``linear=True`` uses a numeric latency axis
     (bucket edges in ``unit``), natural for linear buckets.  Only the rows and columns
@@ -689,7 +795,8 @@ def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto
                         column_widths=[0.8, 0.2] if companion else [1.0])
     over_note = f" ({int(hm.overflow.sum()):,} I/Os at or above {_fmt_ns(hm.edges_ns[-1])} not drawn)" \
         if hm.overflow.any() else ""
-    fig.update_layout(title=dict(text=(title or "") + over_note), plot_bgcolor="white",
+    notes = "".join(f"<br><sub>{n}</sub>" for n in hm.notes)
+    fig.update_layout(title=dict(text=(title or "") + over_note + notes), plot_bgcolor="white",
                       paper_bgcolor="white", margin=dict(l=90, r=20, t=60, b=50))
     rows = np.flatnonzero(hm.counts.any(axis=0))
     colsnz = np.flatnonzero(hm.counts.any(axis=1))

@@ -25,9 +25,16 @@ def _run(cmd: list[str], cwd: Path | None = None, timeout: float = 20) -> str | 
     return r.stdout.strip() if r.returncode == 0 else None
 
 
+#: What a run's own outputs change: recording one reference after another must not make the tree
+#: count as dirty for the next (perflab.reference re-records them all from one commit).
+OUTPUTS = ("data/reference",)
+
+
 def git_state(root: Path) -> dict:
+    """The commit and whether the tracked files differ from it (outside the runs' own outputs)."""
     sha = _run(["git", "rev-parse", "HEAD"], root)
-    status = _run(["git", "status", "--porcelain", "--untracked-files=no"], root)
+    status = _run(["git", "status", "--porcelain", "--untracked-files=no", "--", "."]
+                  + [f":(exclude){o}" for o in OUTPUTS], root)
     return {"git_sha": sha, "git_dirty": None if status is None else bool(status)}
 
 

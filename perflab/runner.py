@@ -101,6 +101,12 @@ def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: b
         v, preset, overrides = _variant(m, lab, variant, overrides, record)
     values = validate(m, lab, preset, overrides)
     check_requirements(m, lab)
+    if record:
+        from .provenance import git_state
+
+        if git_state(m.root)["git_dirty"] is not False:
+            raise Refused("--record needs a clean tree (commit first): a reference run names the commit "
+                          "it was recorded from, and the book's freshness test holds it to that")
 
     def waiting(holder):
         print(f"perflab: waiting for the lab that is running ({holder}); one lab at a time",

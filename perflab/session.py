@@ -133,12 +133,12 @@ class Session:
 
         return show(fig)
 
-    def compare(self, rows, source: str):
+    def compare(self, rows, source: str, year: int | str = 2009):
         """The "your run vs reference vs 2009" panel (perflab.compare): rows are compare.Row or
         (label, metric, fmt, published) tuples."""
         from .compare import Row, panel
 
-        return panel(self, [r if isinstance(r, Row) else Row(*r) for r in rows], source)
+        return panel(self, [r if isinstance(r, Row) else Row(*r) for r in rows], source, year)
 
     def sanity_findings(self) -> list:
         """The benchmarking-trap warnings of this run (perflab.sanity, chapters/benchmarking.md):
@@ -180,7 +180,40 @@ class Session:
             resources.clean_run(self.data_dir, resources.docker_client())
         if failed and not self.live:
             raise CheckFailed(f"reference run fails its checks: {', '.join(failed)}")
+        if not self.live:
+            drift = self.recorded_drift()
+            if drift:
+                raise CheckFailed("the reference's recorded checks differ from the ones recomputed from its "
+                                  "raw data (re-record it: scripts/perflab references " + self.lab.name
+                                  + "): " + "; ".join(drift))
         return df
+
+    def recorded_drift(self) -> list[str]:
+        """Reference mode: how the checks recomputed now differ from the ones recorded in run.json
+        when the reference ran (a check added, dropped, passing differently, or with another value)."""
+        doc = json.loads((self.data_dir / "run.json").read_text())
+        rec = {c["name"]: c for c in doc.get("checks", [])}
+        now = {c["name"]: c for c in self.checks}
+        out = [f"'{n}' is not in the recorded run" for n in now if n not in rec]
+        out += [f"recorded '{n}' is no longer a check" for n in rec if n not in now]
+        for n in now.keys() & rec.keys():
+            a, b = now[n], rec[n]
+            if bool(a["passed"]) != bool(b["passed"]):
+                out.append(f"'{n}' {'passes' if a['passed'] else 'fails'} now, "
+                           f"{'passed' if b['passed'] else 'failed'} when recorded")
+            elif not _same(a["value"], b["value"]):
+                out.append(f"'{n}' is {a['value']!r} now, {b['value']!r} when recorded")
+        return out
+
+
+def _same(a, b, rel: float = 1e-6) -> bool:
+    """Equal as run.json stores values (JSON round trip; floats to a relative tolerance)."""
+    a, b = json.loads(json.dumps(a, default=str)), json.loads(json.dumps(b, default=str))
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return abs(a - b) <= rel * max(abs(a), abs(b), 1e-12)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y, rel) for x, y in zip(a, b))
+    return a == b
 
 
 def _new_run_dir(root: Path, lab: str) -> Path:

@@ -68,7 +68,7 @@ def test_case_study_chapters_show_the_comparison_panel(walked, built_book, manif
     for c in studies:  # the panel has the reference and 2009 columns
         page = (built_book / c.file.with_suffix(".html")).read_text()
         panel = page[page.index('class="perflab-compare"'):]
-        assert "reference run" in panel[:3000] and "2009 (published)" in panel[:3000], c.id
+        assert "reference run" in panel[:3000] and "(published)" in panel[:3000], c.id
 
 
 @pytest.mark.slow
@@ -162,3 +162,49 @@ def test_case_study_needs_a_lab(tmp_path):
         manifest.load(tmp_path)
     (tmp_path / "book.toml").write_text((tmp_path / "book.toml").read_text().replace("case_study = true\n", ""))
     assert manifest.load(tmp_path).chapters[0].case_study is False
+
+
+def _figure_page(tmp_path, figs) -> tuple[str, str]:
+    """One HTML page with plotly.js inline and the given figures."""
+    parts = [f.to_html(full_html=False, include_plotlyjs=(i == 0)) for i, f in enumerate(figs)]
+    src = "<html><body>" + "".join(parts) + "</body></html>"
+    page = tmp_path / "figs.html"
+    page.write_text(src)
+    return page.as_uri(), src
+
+
+@needs_chromium
+def test_figure_check_flags_axes_that_do_not_show_their_data(tmp_path):
+    """The old 'Mean latency per second' figure: add_hline annotations at y = 2 and 300 on a log
+    axis, where plotly reads an annotation's y as log10 (10**300): the axis ran to 10**300 and the
+    line was a flat smear. The check must say so; the same figure drawn right must pass."""
+    import plotly.graph_objects as go
+
+    def mean_fig(right: bool):
+        fig = go.Figure()
+        fig.add_scatter(x=list(range(10)), y=[30 + i for i in range(10)], mode="lines", name="mean")
+        for v, c in ((2.0, "green"), (300.0, "orange")):
+            if right:
+                fig.add_scatter(x=[0, 9], y=[v, v], mode="lines", line=dict(dash="dot", color=c), name=f"{v}")
+            else:
+                fig.add_hline(y=v, line_dash="dot", line_color=c, annotation_text=f"median {v}")
+        fig.update_layout(title="mean", yaxis_type="log")
+        return fig
+
+    empty = go.Figure(go.Scatter(x=[], y=[]))
+    empty.update_layout(title="nothing")
+    # ht's old sweep: cache-size labels placed at x = 1 MiB in data units on a log axis whose
+    # range is set from the data (1e5-1e9 bytes): plotly put them at 10**1048576
+    labels = go.Figure(go.Scatter(x=[1e5, 1e9], y=[1, 2]))
+    labels.add_annotation(x=2 ** 20, y=1.5, text="L2 1MiB", showarrow=False)
+    labels.update_layout(title="sweep", xaxis=dict(type="log", range=[5, 9]))
+    url, src = _figure_page(tmp_path, [mean_fig(False), mean_fig(True), empty, labels])
+    with browser.Chromium() as b:
+        page = b.new_page()
+        page.goto(url)
+        rep = browser.check_page(page, src)
+    probs = rep.figure_problems
+    assert any("figure 1" in p and "more than 10x" in p for p in probs), probs
+    assert not any("figure 2" in p for p in probs), probs
+    assert any("figure 3" in p and "no data" in p for p in probs), probs
+    assert any("figure 4" in p and 'annotation "L2 1MiB"' in p for p in probs), probs

@@ -410,11 +410,19 @@ def test_figure_structure():
     assert len(ys) == rows[-1] - rows[0] + 2 and ys[1] - ys[0] == 20   # edges, in us
 
 
-def test_count_one_is_visible():
+def test_busiest_cells_darkest_and_count_one_visible():
+    """The colour scale goes from light to dark: a single I/O is still visible on white and every
+    step towards the busiest cell is darker (chapters/heatmaps.md describes it so)."""
     import plotly.colors as pc
-    low = pc.get_colorscale(H._COLORSCALE)[0][1]
-    r, g, b = pc.unlabel_rgb(pc.convert_colors_to_same_type(low, "rgb")[0][0])
-    assert 0.2126 * r + 0.7152 * g + 0.0722 * b < 128      # dark against a white page
+
+    def lum(c):
+        r, g, b = pc.hex_to_rgb(c)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    stops = [lum(c) for _, c in H._COLORSCALE]
+    assert stops[0] < 210                          # count 1: visible against a white page
+    assert all(a > b for a, b in zip(stops, stops[1:]))   # busier is darker, all the way
+    assert stops[-1] < 60
 
 
 def test_bucket_labels():
@@ -486,3 +494,94 @@ def test_t0_aligns_epoch_stamped_logs(tmp_path):
     assert b.t0_ms == epoch and (a.counts == b.counts).all()
     c = H.from_lat_log([shifted], t0_ms=epoch + 1000)  # the first second is dropped
     assert c.total == a.total - int(a.counts[0].sum()) - int(a.overflow[0])
+
+
+# ----------------------------------------------------------------- time bases (epoch, order, gaps, cap)
+
+EPOCH = 1_763_700_000_000   # a Unix-epoch millisecond stamp (log_unix_epoch=1), November 2025
+
+
+def test_epoch_stamps_count_from_the_first_sample(tmp_path):
+    p = tmp_path / "epoch_clat.1.log"
+    t = np.array([EPOCH + 2500, EPOCH + 1200, EPOCH + 1999, EPOCH + 4000])   # out of order
+    write_lat_log(p, t, np.array([1000, 2000, 3000, 4000]))
+    hm = H.from_lat_log(p)
+    assert hm.t0_ms == EPOCH + 1000            # column 0 holds the earliest event
+    assert hm.n_columns == 4                    # 1, 2, (3: a gap, kept empty), 4 s
+    assert hm.column_totals().tolist() == [2, 1, 0, 1]
+    assert hm.notes == []
+
+
+def test_epoch_logs_of_different_starts_share_one_clock(tmp_path):
+    a, b = tmp_path / "a_clat.1.log", tmp_path / "b_clat.1.log"
+    write_lat_log(a, np.array([EPOCH + 5000, EPOCH + 5100]), np.array([1000, 1000]))
+    write_lat_log(b, np.array([EPOCH + 2000, EPOCH + 7000]), np.array([1000, 1000]))
+    hm = H.from_lat_log([a, b])
+    assert hm.t0_ms == EPOCH + 2000
+    assert hm.column_totals().tolist() == [1, 0, 0, 2, 0, 1]
+    # the same as the two maps built apart and merged on their origins
+    merged = H.from_lat_log(a) + H.from_lat_log(b)
+    assert merged.t0_ms == hm.t0_ms and (merged.counts == hm.counts).all()
+
+
+def test_relative_stamps_count_from_the_job_start(tmp_path):
+    p = tmp_path / "rel_clat.1.log"
+    write_lat_log(p, np.array([3500, 1200, 9000]), np.array([1000, 1000, 1000]))
+    hm = H.from_lat_log(p)
+    assert hm.t0_ms == 0 and hm.n_columns == 10
+    assert hm.column_totals()[[1, 3, 9]].tolist() == [1, 1, 1]
+
+
+def test_fixed_origin_drops_and_says_how_many(tmp_path):
+    p = tmp_path / "o_clat.1.log"
+    write_lat_log(p, np.array([EPOCH + 100, EPOCH + 1500, EPOCH + 2500]), np.array([1000] * 3))
+    hm = H.from_lat_log(p, t0_ms=EPOCH + 1000)
+    assert hm.total == 2 and hm.column_totals().tolist() == [1, 1]
+    assert any("1 I/Os before" in n for n in hm.notes)
+
+
+def test_a_long_span_rebins_time_within_the_memory_cap(tmp_path):
+    p = tmp_path / "span_clat.1.log"
+    # 10 days between two events: 864,000 one-second columns would not fit the cap below
+    t = np.array([EPOCH, EPOCH + 10 * 86_400_000, EPOCH + 500])
+    write_lat_log(p, t, np.array([1000, 2000, 3000]))
+    cap = 1 << 20
+    hm = H.from_lat_log(p, max_bytes=cap)
+    assert hm.counts.nbytes + hm.overflow.nbytes <= cap
+    assert hm.total == 3
+    assert hm.col_ms > 1000 and (hm.col_ms // 1000) & (hm.col_ms // 1000 - 1) == 0   # 2**k s
+    assert any("re-binned" in n for n in hm.notes)
+    assert hm.column_totals()[0] == 2 and hm.column_totals()[-1] == 1
+
+
+def test_epoch_histogram_log_places_its_first_interval(tmp_path):
+    edges = fio_bin_edges_ns()
+    p = tmp_path / "h_clat_hist.1.log"
+    rows = []
+    for k, t in enumerate([EPOCH + 1000, EPOCH + 2000, EPOCH + 3000]):
+        c = np.zeros(len(edges) - 1, np.int64)
+        c[500] = k + 1
+        rows.append(f"{t}, 0, 4096, " + ", ".join(map(str, c)))
+    p.write_text("\n".join(rows) + "\n")
+    hm = H.from_hist_log(p)
+    # intervals [0-1000], [1000-2000], [2000-3000] ms after EPOCH: midpoints in columns 0, 1, 2
+    assert hm.t0_ms == EPOCH and hm.column_totals().tolist() == [1, 2, 3]
+
+
+FIO_LOG = __import__("re").compile(r"_(clat|slat|lat|bw|iops)(_hist)?\.\d+\.log")
+
+
+def test_every_reference_fio_log_renders():
+    """Every fio log kept under data/reference/ makes a heat map whose time span is the run's,
+    not the 1970-to-now span that epoch stamps once made (2.85 TiB for one Logzilla log)."""
+    import json
+
+    root = Path(__file__).resolve().parents[1] / "data" / "reference"
+    logs = sorted(p for p in root.rglob("*") if p.is_file() and FIO_LOG.search(p.name))
+    assert len(logs) >= 170
+    for p in logs:
+        hm = H.render([p])
+        lab_dir = p.relative_to(root).parts[0]
+        run_s = json.loads((root / lab_dir / "run.json").read_text())["provenance"]["duration_s"]
+        assert hm.total > 0, p
+        assert hm.n_columns * hm.col_s <= run_s + 60, (p, hm.n_columns, run_s)

@@ -565,6 +565,13 @@ def summary(d: dict) -> dict:
     out = find_outlier(ops_bad)
     after = find_outlier(ops_rep)
     others = [j for j in net_bad.index if j != k]
+    # how flat the outlier's rate is: the spread of its 1 s rates over the steady bad-cable window
+    per_s = net_per_second(d)
+    a, b = w["bad cable"]
+    ks = per_s[(per_s.index > a) & (per_s.index <= b)].get(k)
+    cv = float(ks.std() / ks.mean()) if ks is not None and len(ks.dropna()) >= 3 and ks.mean() > 0 else None
+    rep_others = net_rep.median()
+    net_rep_min = float(net_rep.min() / rep_others) if len(net_rep) >= 2 and rep_others > 0 else None
     net_ratio = float(net_bad[k] / net_bad[others].median()) if others and k in net_bad.index else None
     tot_bad, tot_rep = float(net_bad.sum()), float(net_rep.sum())
     fio_bad, fio_rep = fio_total(d["bw"], *w["bad cable"]), fio_total(d["bw"], *w["replaced"])
@@ -581,6 +588,8 @@ def summary(d: dict) -> dict:
         "outlier_link_mbit": round(good * ratio, 2),
         "others_median_mbit_s": round(float(net_bad[others].median()) * 8 / 1e6, 2) if others else None,
         "net_ratio": round(net_ratio, 3) if net_ratio is not None else None,
+        "outlier_mbit_cv": round(cv, 4) if cv is not None else None,
+        "replaced_min_net_ratio": round(net_rep_min, 3) if net_rep_min is not None else None,
         "total_mb_s_bad": round(tot_bad / 1e6, 2),
         "total_mb_s_replaced": round(tot_rep / 1e6, 2),
         "gain": round(tot_rep / tot_bad - 1, 4) if tot_bad else None,

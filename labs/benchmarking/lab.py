@@ -148,4 +148,42 @@ def summary(d: dict, p: dict) -> dict:
         "steady_mbs": round(j["steady"].bw_bytes / 1e6, 1),
         "payload_mb": round(d["payload_bytes"] / 1e6, 2), "device_mb": round(d["device_bytes"] / 1e6, 2),
         "device_per_payload": round(d["device_bytes"] / max(1, d["payload_bytes"]), 2),
+        "cached_vs_direct_p50": round(j["disk-cached"].clat_p50_ns / j["disk-direct"].clat_p50_ns, 4),
+        "mbs_8k_vs_1byte": round(j["iops-8k"].bw_bytes / max(1, j["iops-1byte"].bw_bytes), 0),
+        **_peak_shape(peak_log, p),
+        **_payload_model(d, p),
     }
+
+
+def _peak_shape(log, p: dict) -> dict:
+    """When the peak job's busiest second came (seconds from its start), and its median per-second
+    rate after the first two seconds against the disk's limit (the uncached part, read from the disk)."""
+    if log is None or len(log) < 3:
+        return {"peak_busiest_s": None, "peak_rest_vs_disk": None}
+    mbs = log["lat_ns"].astype(float) * 1024 / 1e6
+    t = (log["time_ms"] - log["time_ms"].min()) / 1000
+    return {"peak_busiest_s": round(float(t[mbs.idxmax()]), 1),
+            "peak_rest_vs_disk": round(float(mbs[t >= 2].median()) / p["disk_mb_s"], 3)}
+
+
+def _payload_model(d: dict, p: dict) -> dict:
+    """Bytes the device read per byte fio asked for, predicted from the page cache. Each 512-byte
+    read lands in one 4 KiB page; readahead is off (fadvise random), so a read whose page is not
+    cached makes the device read that page, and a read whose page an earlier read fetched is a
+    cache hit. After k reads at uniform random offsets over a file of P pages, about
+    P (1 - exp(-k / P)) distinct pages have been fetched; device bytes per payload byte are then
+    8 x P (1 - exp(-k / P)) / k: 8 for a cold file, less as it fills the cache. Also the device's
+    read rate over the run against disk_iops (the throttle sets how many pages a second it fetches)."""
+    import math
+
+    j = d["jobs"]["payload"]
+    k = int(j.total_ios)
+    pages = p["file_size"] / 4096
+    fetched = pages * (1 - math.exp(-k / pages))
+    model = 4096 * fetched / (512 * k) if k else float("nan")
+    dev_pages = d["device_bytes"] / 4096
+    return {"payload_reads": k, "payload_file_pages": int(pages), "payload_pages_fetched": round(dev_pages),
+            "payload_pages_model": round(fetched), "payload_hit_share": round(1 - dev_pages / k, 3) if k else None,
+            "device_per_payload_model": round(model, 2),
+            "device_per_payload_vs_model": round(d["device_bytes"] / max(1, d["payload_bytes"]) / model, 3),
+            "payload_device_vs_limit": round(dev_pages / (j.runtime_ms / 1000) / p["disk_iops"], 3)}

@@ -533,6 +533,8 @@ def summary(d: dict) -> dict:
         "detected_rate": round(dd["rate"], 2),
         "top_client_share": round(dd["share"], 3),
         "other_clients_rate": round(other_rate, 2),
+        # requests per round of desktop work (save a note, read a document back): other_rate / work_rate
+        "other_requests_per_work": round(other_rate / float(tl.get("work_rate", 1.0)), 2),
         "formhist_rate_before": round(before_rate, 2),
         "formhist_rate_after": round(after_rate, 3),
         "formhist_requests_fixed_phase": int(fixed_phase_total),

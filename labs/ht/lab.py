@@ -52,6 +52,7 @@ from perflab.params import fmt_size
 JOB = "cached-read"
 PHASES = ("working sets", "block sizes", "neighbours", "two CPUs")
 EXEC_OVERHEAD_S = 0.6      # docker exec, fio start-up and exit, cgroup reads (for the time estimate)
+CALIBRATE_S = 2           # seconds of stress-ng --memrate per working set (calibrate())
 NEIGHBOUR_LEAD_S = 0.7     # a neighbour starts this long before fio, and outlives it by as much
 GiB = float(1 << 30)
 
@@ -119,7 +120,7 @@ def measurement_s(p: dict, c: dict) -> float:
 
 def plan(p: dict) -> list[tuple[str, float]]:
     confs = configurations(p)
-    prep = 6.0 + sum(x for x, _ in set_files(p)) / 0.5e9  # containers, then writing and reading the files
+    prep = 6.0 + sum(x for x, _ in set_files(p)) / 0.5e9 + 2 * (CALIBRATE_S + 0.5)  # containers, files, calibration
     phases = [("prepare", prep)]
     for ph in PHASES:
         t = sum(measurement_s(p, c) for c in confs if c["phase"] == ph) * p["repeats"]
@@ -367,6 +368,31 @@ def measure(s, topo, tag: str, c: dict, rep: int, ctr: dict, hw: dict, fio_cpu: 
     return rec
 
 
+def calibrate(s, cont) -> dict:
+    """stress-ng --memrate on fio's CPU over a buffer of each working set's size: the rate at which
+    this CPU reads memory (64-bit loads, MB/s) when the data fit its caches and when they are in
+    DRAM. Written to calibration.json; the raw reports under calibration/."""
+    p = s.params
+    out_dir = s.path("calibration")
+    out_dir.mkdir(exist_ok=True)
+    rates = {}
+    for tag, size in (("cache", p["cache_set"]), ("dram", p["dram_set"])):
+        code, text = exec_sh(cont, ["stress-ng", "--memrate", "1", "--memrate-bytes", str(int(size)),
+                                    "-t", str(CALIBRATE_S), "--metrics-brief"])
+        (out_dir / f"memrate-{tag}.txt").write_text(text)
+        if code:
+            raise ContainerFailed(f"stress-ng --memrate ({tag}, {size} bytes): exit code {code}\n{text[-1000:]}")
+        rates[tag] = {"bytes": int(size), **parse_memrate(text)}
+    s.path("calibration.json").write_text(json.dumps(rates, indent=2) + "\n")
+    return rates
+
+
+def parse_memrate(text: str) -> dict:
+    """stress-ng --memrate --metrics-brief: {"read64": MB/s, "memset": MB/s, ...}."""
+    return {m.group(2): float(m.group(1)) for m in
+            re.finditer(r"memrate\s+([\d.]+)\s+(\w+) MB per sec", text)}
+
+
 def run(s) -> None:
     p = s.params
     fio_cpu, other_cpu = cpu_roles(list(os.sched_getaffinity(0)))
@@ -402,6 +428,9 @@ def run(s) -> None:
                         (("fio", ["fio", "--version"]), ("stress-ng", ["stress-ng", "--version"]))}
             s.provenance(fio_version=versions["fio"], tools={"stress-ng": versions["stress-ng"],
                                                              "perf": hw.get("version")})
+            # The machine's own cache-vs-DRAM gap, measured on fio's CPU before fio runs: the
+            # hardware checks compare fio's ratio with this, not with a number from another machine.
+            calibrate(s, ctr[1][0])
         for ph in PHASES:
             todo = [c for c in confs if c["phase"] == ph]
             if not todo:
@@ -477,12 +506,15 @@ def load(data_dir: Path) -> dict:
     agg["spread"] = (df.groupby(keys, sort=False)["gib_per_cpu_s"].agg(lambda x: (x.max() - x.min()) / x.median())
                      .values)
     hw = json.loads((data_dir / "hardware.json").read_text())
+    calib = data_dir / "calibration.json"
+    calibration = json.loads(calib.read_text()) if calib.exists() else None
     cache = json.loads((data_dir / "cache.json").read_text()) if (data_dir / "cache.json").exists() else {}
     neighbours = {}
     ndir = data_dir / "neighbours"
     for f in sorted(ndir.glob("*.txt")) if ndir.exists() else []:
         neighbours[f.stem] = parse_stress_ng(f.read_text())
-    return {"runs": df, "configs": agg, "hw": hw, "cache": cache, "neighbours": neighbours}
+    return {"runs": df, "configs": agg, "hw": hw, "cache": cache, "neighbours": neighbours,
+            "calibration": calibration}
 
 
 def parse_stress_ng(text: str) -> dict:
@@ -510,6 +542,16 @@ def _r(v, nd=3):
     return None if v is None or (isinstance(v, float) and not math.isfinite(v)) else round(float(v), nd)
 
 
+def _calib(cal: dict | None, tag: str, kind: str):
+    v = (cal or {}).get(tag, {}).get(kind)
+    return _r(v, 0)
+
+
+def _machine_ratio(cal: dict | None, kind: str):
+    c, g = _calib(cal, "cache", kind), _calib(cal, "dram", kind)
+    return _r(c / g, 2) if c and g else None
+
+
 def summary(d: dict, p: dict | None = None) -> dict:
     """The chapter's headline numbers (run.json metrics)."""
     agg, hw, runs = d["configs"], d["hw"], d["runs"]
@@ -525,6 +567,10 @@ def summary(d: dict, p: dict | None = None) -> dict:
         "cache_gib_per_cpu_s": _r(c.gib_per_cpu_s, 2), "dram_gib_per_cpu_s": _r(g.gib_per_cpu_s, 2),
         "work_ratio": _r(c.gib_per_cpu_s / g.gib_per_cpu_s, 2),
         "work_ratio_cgroup": _r(c.gib_per_cgroup_cpu_s / g.gib_per_cgroup_cpu_s, 2),
+        # the machine's own gap (calibrate()): 64-bit memory reads on fio's CPU, cache vs DRAM
+        "machine_read_ratio": _machine_ratio(d.get("calibration"), "read64"),
+        "machine_cache_read_mb_s": _calib(d.get("calibration"), "cache", "read64"),
+        "machine_dram_read_mb_s": _calib(d.get("calibration"), "dram", "read64"),
         "sweep_min_cpu_pct": _r(base.cpu_pct.min(), 1),
         "sweep_points": int(len(base)),
         "ops_x_size_error_max": _r(runs.ops_x_size_error.max(), 6),
@@ -534,6 +580,14 @@ def summary(d: dict, p: dict | None = None) -> dict:
         "disk_read_fraction_max": _r((runs.disk_read_bytes / runs.rchar).max(), 6),
         "measurements": int(len(runs)),
     }
+    # The shape of the sweep: where the work per CPU-second is highest and lowest, as a share of the
+    # smallest (cache-resident) set's.
+    sw = base.sort_values("set")
+    lo = sw.loc[sw.gib_per_cpu_s.idxmin()]
+    m.update({"sweep_best_set": fmt_size(int(sw.loc[sw.gib_per_cpu_s.idxmax(), "set"])),
+              "sweep_worst_set": fmt_size(int(lo["set"])),
+              "sweep_worst_frac": _r(lo.gib_per_cpu_s / c.gib_per_cpu_s, 3),
+              "sweep_worst_is_largest": bool(int(lo["set"]) == big)})
     # The 2009 post's check: ops/s x I/O size = bytes/s; here for the smallest blocks from DRAM.
     bsz = agg[(agg.phase.isin(["working sets", "block sizes"])) & (agg["set"] == big) & (agg.neighbour == "alone")
               & (agg.ncpu == 1)].sort_values("bs")
@@ -598,8 +652,11 @@ def fig_sweep(d: dict):
                     line_dash="dot", row=2, col=1)
     for level, size in d["hw"].get("caches", {}).items():
         if level in ("L2", "L3"):
-            fig.add_vline(x=size / 1024, line_dash="dash", line_color="grey",
-                          annotation_text=f"{level} {fmt_size(size)}", annotation_position="top left")
+            # A line (a shape) takes the data value on a log axis; an annotation takes its log10.
+            fig.add_vline(x=size / 1024, line_dash="dash", line_color="grey")
+            fig.add_annotation(x=math.log10(size / 1024), xref="x", y=1, yref="y domain",
+                               text=f"{level} {fmt_size(size)}", showarrow=False, xanchor="right", yanchor="top",
+                               font={"color": "grey"})
     fig.update_xaxes(type="log", title_text="working set (KiB, log scale)", row=2, col=1)
     fig.update_xaxes(type="log", row=1, col=1)
     fig.update_yaxes(title_text="GiB/s, GiB per CPU-s", rangemode="tozero", row=1, col=1)

@@ -352,6 +352,29 @@ def disk_stats(d: dict, phase: str, outlier_ms: float) -> pd.DataFrame:
     return df
 
 
+def phase_writes(d: dict, phase: str) -> pd.DataFrame:
+    """Every write of the phase's steady window (the same window as disk_stats), with its JBOD."""
+    tl, ios = d["timeline"], d["ios"]
+    t0, t1 = windows(ios, tl.get("settle_s", SETTLE_S))[phase]
+    w = ios[(ios["phase"] == phase) & (ios["t"] >= t0) & (ios["t"] <= t1)].copy()
+    w["jbod"] = w["job"].map(lambda job: tl["disks"][job]["jbod"])
+    return w
+
+
+def slow_band(d: dict, phase: str, outlier_ms: float) -> dict:
+    """The heat map's slow band in one phase: the writes slower than outlier_ms, their share of the
+    phase's writes, their median latency, the JBODs they came from; and the share of writes that
+    finished within 1 ms, and the slowest write."""
+    w = phase_writes(d, phase)
+    b = w[w["lat_ms"] > outlier_ms]
+    n = len(w)
+    return {"writes": n, "band": len(b), "share": len(b) / n if n else None,
+            "median_ms": float(b["lat_ms"].median()) if len(b) else None,
+            "jbods": sorted(int(j) for j in b["jbod"].unique()),
+            "under_1ms": float((w["lat_ms"] < 1.0).mean()) if n else None,
+            "max_ms": float(w["lat_ms"].max()) if n else None}
+
+
 def chain_of(chains: list[list[int]], j: int) -> int:
     return next(k for k, c in enumerate(chains, 1) if j in c)
 
@@ -383,6 +406,34 @@ def pool_mib_s(disks: pd.DataFrame, mirrors: list[list[str]]) -> float:
     has written it, so each mirror counts at its slowest side's rate."""
     rate = disks.set_index("job")["mib_s"]
     return float(sum(min(rate[j] for j in m) for m in mirrors))
+
+
+def model_disk_mib_s(tl: dict, phase: str) -> dict[int, float]:
+    """The cabling model: each disk's write rate (MiB/s) that the limits allow in a phase. A JBOD
+    asks for disks x disk_rate, or what its paths carry if less; a chain's HBA shares chain_bw
+    max-min fairly among its JBODs (a JBOD that asks for less than an equal share keeps what it
+    asks, the rest is split among the others, as the blkio throttle of the shared chain device
+    serves the writers queued on it)."""
+    ph = tl["phases"][phase]
+    D = tl["disks_per_jbod"]
+    want = {int(j): min(D * tl["disk_rate"], ph["paths"][str(j)] * tl["path_bw"]) for j in ph["paths"]}
+    out = {}
+    for chain in ph["chains"]:
+        left, todo = float(tl["chain_bw"]), sorted(chain, key=lambda j: want[j])
+        while todo:
+            share = left / len(todo)
+            j = todo.pop(0)
+            got = min(want[j], share)
+            out[j] = got / D / MiB
+            left -= got
+    return out
+
+
+def model_pool_mib_s(tl: dict, phase: str) -> float:
+    """The pool's write rate the cabling model predicts: each mirror at its slower side's rate."""
+    rate = model_disk_mib_s(tl, phase)
+    jbod = {job_name(j, x): j for j in rate for x in range(1, tl["disks_per_jbod"] + 1)}
+    return float(sum(min(rate[jbod[d]] for d in m) for m in tl["mirrors"]))
 
 
 def outliers_by_disk(disks: pd.DataFrame) -> pd.DataFrame:
@@ -429,9 +480,20 @@ def summary(d: dict, outlier_ms: float) -> dict:
     for ph, (ds, jb) in per.items():
         k = key[ph]
         out[f"pool_mib_s_{k}"] = round(pool_mib_s(ds, tl["mirrors"]), 2)
+        out[f"pool_model_mib_s_{k}"] = round(model_pool_mib_s(tl, ph), 2)
         out[f"disks_mib_s_{k}"] = round(float(ds["mib_s"].sum()), 2)
         out[f"jbod_spread_{k}"] = round(spread(jb), 3)
         out[f"outliers_{k}"] = int(ds["outliers"].sum())
+        band = slow_band(d, ph, outlier_ms)
+        out[f"outlier_share_{k}"] = round(band["share"], 4) if band["share"] is not None else None
+        out[f"band_ms_{k}"] = round(band["median_ms"], 1) if band["median_ms"] is not None else None
+        out[f"outlier_jbods_{k}"] = band["jbods"]
+        out[f"under_1ms_{k}"] = round(band["under_1ms"], 4) if band["under_1ms"] is not None else None
+        out[f"max_ms_{k}"] = round(band["max_ms"], 1) if band["max_ms"] is not None else None
+        # Little's law for a disk whose queue is full: latency = iodepth / the disk's completion rate
+        bd = ds[ds["jbod"].isin(band["jbods"])]
+        out[f"band_little_ms_{k}"] = round(1000 * tl["iodepth"] / float(bd["iops"].mean()), 1) \
+            if band["jbods"] and "iodepth" in tl and bd["iops"].mean() > 0 else None
     if "as cabled" in per:
         ds, jb = per["as cabled"]
         det = detect_slow_jbods(jb)
@@ -448,12 +510,21 @@ def summary(d: dict, outlier_ms: float) -> dict:
     if "as cabled" in per and "second path" in per:
         a, b = out["pool_mib_s_cabled"], out["pool_mib_s_dual"]
         out["recable_gain"] = round(b / a - 1, 4) if a else None
+        ma, mb = out["pool_model_mib_s_cabled"], out["pool_model_mib_s_dual"]
+        out["recable_gain_model"] = round(mb / ma - 1, 4) if ma else None
     if "second path" in per:
         ce = chain_effect(per["second path"][1])
         out["chain_short_len"], out["chain_long_len"] = ce["short_len"], ce["long_len"]
-        out["chain_queue_short"] = round(ce["short_queue"], 2) if ce["short_queue"] is not None else None
-        out["chain_queue_long"] = round(ce["long_queue"], 2) if ce["long_queue"] is not None else None
+        out["chain_queue_short"] = round(ce["short_queue"], 4) if ce["short_queue"] is not None else None
+        out["chain_queue_long"] = round(ce["long_queue"], 4) if ce["long_queue"] is not None else None
         out["chain_queue_ratio"] = round(ce["ratio"], 3) if ce["ratio"] is not None else None
+        jb = per["second path"][1]
+        lens = jb["chain_len"]
+        out["chain_long_jbods"] = sorted(int(j) for j in jb.index[lens == lens.max()]) if lens.nunique() > 1 else []
+        out["chain_long_reached"] = round(float(jb[lens == lens.max()]["reached"].mean()), 3) \
+            if lens.nunique() > 1 else None
+        out["chain_short_reached"] = round(float(jb[lens == lens.min()]["reached"].mean()), 3) \
+            if lens.nunique() > 1 else None
     if "balanced" in per:
         ce = chain_effect(per["balanced"][1])
         out["balanced_chain_lens"] = sorted({len(c) for c in tl["phases"]["balanced"]["chains"]})
@@ -471,6 +542,18 @@ def chain_oversubscribed(tl: dict, phase: str) -> bool:
         if need > tl["chain_bw"]:
             return True
     return False
+
+
+def oversubscribed_jbods(tl: dict, phase: str) -> list[int]:
+    """The JBODs on chains that the model says are asked for more than their HBA carries."""
+    ph = tl["phases"][phase]
+    per_jbod = tl["disks_per_jbod"] * tl["disk_rate"]
+    out = []
+    for chain in ph["chains"]:
+        need = sum(min(per_jbod, ph["paths"][str(j)] * tl["path_bw"]) for j in chain)
+        if need > tl["chain_bw"]:
+            out += chain
+    return sorted(out)
 
 
 # ---------------------------------------------------------------------------------- figures

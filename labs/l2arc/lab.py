@@ -20,6 +20,7 @@ import json
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from perflab import fio, fiolog, heatmap, zfs
@@ -144,14 +145,22 @@ def warmup_time(d: dict, level: float = 0.9) -> float:
     return float(hit.index[0]) if len(hit) else float("nan")
 
 
+def in_flight(p: dict) -> int:
+    """Disk reads in flight at once: one per thread, but no more than the disks can serve."""
+    return min(p["threads"], p["disks"])
+
+
+def disk_bound_s(p: dict, cold_latency_us: float, level: float = 0.9) -> float:
+    """T = level x (working set / record) x cold latency / min(threads, disks)."""
+    return level * p["working_set"] / RECORD * cold_latency_us / 1e6 / in_flight(p)
+
+
 def predicted_warmup(d: dict, p: dict, level: float = 0.9) -> dict:
-    """First principles: every record must be read from disk once, one miss at a time per thread,
-    and the L2ARC feed thread must keep up.
-    T = level x (working set / record) x cold latency / min(threads, disks)."""
+    """First principles: every record must be read from disk once, one miss at a time per thread
+    and per disk, and the L2ARC feed thread must keep up."""
     cold = phase_stats(d, "cold")
     records = p["working_set"] / RECORD
-    # Reads in flight: one per thread, but no more than the disks can serve at once.
-    disk_bound = level * records * cold["p50_us"] / 1e6 / min(p["threads"], p["disks"])
+    disk_bound = disk_bound_s(p, cold["p50_us"], level)
     feed_bound = level * p["working_set"] / (16 * 2 ** 20)   # l2arc_write_max 8 MiB x boost 2, per second
     return {"records": int(records), "cold_latency_us": cold["p50_us"], "disk_bound_s": disk_bound,
             "feed_bound_s": feed_bound, "predicted_s": max(disk_bound, feed_bound)}
@@ -178,8 +187,47 @@ def fill_rate_mib_s(ks: pd.DataFrame) -> float | None:
     return round(float(l2[t_hi] - l2[t_lo]) / (t_hi - t_lo) / 2 ** 20, 2)
 
 
+def _tier_shares(d: dict, a: float, b: float) -> dict:
+    """Share of the reads each tier answered, and DRAM hits per second, over [a, b) seconds."""
+    t = tier_rates(d)
+    t = t[(t.index >= a) & (t.index < b)]
+    tot = t.sum()
+    return {"dram_share": float(tot["DRAM (ARC)"] / tot.sum()), "dram_per_s": float(t["DRAM (ARC)"].mean())}
+
+
+def fill_window(ks: pd.DataFrame) -> tuple[float, float] | None:
+    """From the L2ARC's smallest size to 90% of its final size (seconds)."""
+    l2 = ks["l2_size"]
+    t_lo = l2.idxmin()
+    reached = l2[(l2.index > t_lo) & (l2 >= 0.9 * l2.iloc[-1])]
+    if l2.iloc[-1] <= l2.min() or reached.empty:
+        return None
+    return float(t_lo), float(reached.index[0])
+
+
+def fill_shape(d: dict) -> dict:
+    """How the L2ARC filled: its fill rate against the disks' read rate over the same window (both
+    in MiB/s), and how straight the fill is (R^2 of a straight line through l2_size)."""
+    w = fill_window(d["kstats"])
+    if w is None:
+        return {"disk_read_mib_s": None, "fill_over_disk": None, "fill_r2": None}
+    l2 = d["kstats"]["l2_size"]
+    l2 = l2[(l2.index >= w[0]) & (l2.index <= w[1])]
+    r = tier_rates(d)["disk"]
+    disk = float(r[(r.index > w[0]) & (r.index <= w[1])].mean()) * RECORD / 2 ** 20
+    x, y = l2.index.to_numpy(float), l2.to_numpy(float)
+    fit = np.polyval(np.polyfit(x, y, 1), x)
+    r2 = 1 - ((y - fit) ** 2).sum() / ((y - y.mean()) ** 2).sum()
+    fill = fill_rate_mib_s(d["kstats"])
+    return {"disk_read_mib_s": round(disk, 2), "fill_over_disk": round(fill / disk, 2) if fill and disk else None,
+            "fill_r2": round(float(r2), 4)}
+
+
 def summary(d: dict, p: dict) -> dict:
     cold, warm = phase_stats(d, "cold"), phase_stats(d, "warm")
+    tc, tw = _tier_shares(d, cold["from_s"], cold["to_s"]), _tier_shares(d, warm["from_s"], warm["to_s"])
+    app, dev = d["app"], d["device"]
+    fs = fill_shape(d)
     pred = predicted_warmup(d, p)
     meas = warmup_time(d)
     ks = d["kstats"]
@@ -194,4 +242,17 @@ def summary(d: dict, p: dict) -> dict:
         "l2_size_final_mib": round(float(ks["l2_size"].iloc[-1]) / 2 ** 20, 1),
         "l2_fill_rate_mib_s": fill_rate_mib_s(ks),
         "arc_size_mib": round(float(ks["size"].iloc[-1]) / 2 ** 20, 1),
+        # the closed loop: IOPS gain against the ratio of the two tiers' median latencies
+        "latency_ratio": round(cold["p50_us"] / warm["p50_us"], 2),
+        "gain_over_latency_ratio": round((warm["iops"] / cold["iops"]) / (cold["p50_us"] / warm["p50_us"]), 2),
+        # the warm-up curve: how the L2ARC filled, and IOPS halfway through the warm-up (/ warm IOPS)
+        "l2_fill_over_disk_rate": fs["fill_over_disk"], "disk_read_mib_s_fill": fs["disk_read_mib_s"],
+        "l2_fill_r2": fs["fill_r2"],
+        "iops_half_warmup_share": round(float(iops_series(d).asof(meas / 2)) / warm["iops"], 3) if meas == meas else None,
+        # the heat maps: DRAM hits cold and warm, reads slower than 1 ms, device I/O faster than 500 us
+        "dram_share_cold": round(tc["dram_share"], 3), "dram_share_warm": round(tw["dram_share"], 3),
+        "dram_hits_per_s_cold": round(tc["dram_per_s"], 1), "dram_hits_per_s_warm": round(tw["dram_per_s"], 1),
+        "app_ms_share_cold": round(float(app.fraction_between(1e6, float("inf"), cold["from_s"], cold["to_s"])), 4),
+        "app_ms_share_warm": round(float(app.fraction_between(1e6, float("inf"), warm["from_s"], warm["to_s"])), 4),
+        "device_sub500us_share": round(float(dev.fraction_between(0, 500e3)), 4),
     }

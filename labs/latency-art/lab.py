@@ -50,8 +50,9 @@ ICY, PTERO = "icy-lake", "pterodactyl"
 #: 2009 figures (Brendan Gregg): the icy lake (one NFS client thread of 8 KB O_DSYNC sequential
 #: writes to a Sun Storage 7000 with 2 JBODs (48 x 7200 RPM disks), mirrored: latency 0-10 ms, diagonal lines and
 #: X's); the rainbow pterodactyl ("Latency Art: Rainbow Pterodactyl", 12 March 2009: disks lit one
-#: by one with 128 KB streaming reads of their raw devices; knee at 8 disks, two x4 SAS ports,
-#: 1.13 GB/s; 2.23 GB/s with two paths per JBOD).
+#: by one with 128 KB streaming reads of their raw devices; throughput knee at 1.13 GB/s, disk count
+#: not given; port contention from the 9th disk (the beak ends at 8 disks, two x4 SAS ports);
+#: 2.23 GB/s with two paths per JBOD). "knee_disks" below is that 8: where contention begins.
 FIGURES_2009 = {"knee_disks": 8, "knee_gbps": 1.13, "knee_gbps_dual": 2.23, "ports": 2, "lanes": 4,
                 "icy_range_ms": "0-10"}
 ICY_DISK_BYTES = 256 << 20     # each icy-lake disk file (sparse; the writes fill part of it)
@@ -59,6 +60,18 @@ STREAM_DISK_BYTES = 1 << 30    # each streaming disk file (sparse: reads of hole
 LINEAR_NS = 100_000            # linear heat-map rows of 100 us
 LINEAR_MAX_NS = 20_000_000     # up to 20 ms (rarer, slower I/Os are counted above the top row)
 TRIM_S = (0.6, 0.3)            # left out at the start and end of each pterodactyl phase
+
+
+def icy_write_cache(data_dir: Path) -> list[bool] | None:
+    """Whether each icy-lake disk ran with its write cache on, from the disk models the run recorded
+    (run.json, provenance.icy_disk_models); None when the run recorded none."""
+    rj = Path(data_dir) / "run.json"
+    if not rj.exists():
+        return None
+    models = json.loads(rj.read_text()).get("provenance", {}).get("icy_disk_models")
+    if not models:
+        return None
+    return ["write_cache=on" in (m if isinstance(m, str) else " ".join(map(str, m))) for m in models]
 
 
 def validate(p: dict) -> list[str]:

@@ -207,11 +207,20 @@ def picket_fence(hm: heatmap.HeatMap, t_from: float, t_to: float, factor: float 
     cols = np.flatnonzero(slow > 0)
     starts = cols[np.r_[True, np.diff(cols) > 1]] if len(cols) else cols   # runs of stalled seconds
     gaps = np.diff(starts) * hm.col_s
+    rows = hm.counts[c0:c1]
+    top = [float(hm.edges_ns[np.flatnonzero(r)[-1] + 1]) for r in rows if r.any()]   # slowest I/O's bucket top
+    calm = [t for t, st in zip(top, slow[[r.any() for r in rows]]) if st == 0]
+    slow_lo = hm.edges_ns[:-1][slow_b]
+    stalled = [slow_lo[np.flatnonzero(r[slow_b])[0]] for r, st in zip(rows, slow) if st > 0 and r[slow_b].any()]
     period = float(np.median(gaps)) if len(starts) >= 3 else float("nan")
     cv = float(np.std(gaps) / np.mean(gaps)) if len(starts) >= 3 else float("nan")
     return {"stall_seconds": int(len(cols)), "stall_events": int(len(starts)),
             "period_s": period, "spacing_cv": cv, "fraction": float(slow.sum() / total) if total else float("nan"),
-            "threshold_us": factor * p50 / 1000, "times_s": ((starts + c0) * hm.col_s).tolist()}
+            "threshold_us": factor * p50 / 1000, "times_s": ((starts + c0) * hm.col_s).tolist(),
+            # the slowest write of a second without a stall (upper bucket edge), and the fastest of the
+            # slow writes in the stalled seconds (lower bucket edge), in us
+            "calm_max_us": max(calm) / 1000 if calm else float("nan"),
+            "stall_min_us": float(min(stalled)) / 1000 if stalled else float("nan")}
 
 
 def vdev_ops(d: dict) -> pd.DataFrame:
@@ -230,6 +239,30 @@ def vdev_ops(d: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def device_stats(d: dict) -> dict:
+    """From the emulator's per-I/O logs, per phase: write and flush service times (p50, us), flushes
+    per fio write; from zpool iostat: data-disk bytes per write op and the share of quiet seconds
+    (data-disk write ops under a tenth of the phase's mean)."""
+    df = pd.concat(d["per_disk"].values())
+    t = (df.time_ms + d["mount_ms"] - d["t0_ms"]) / 1000
+    io = d["iostat"]
+    out = {}
+    for name, (a, b) in windows(d).items():
+        x = df[(t >= a) & (t < b)]
+        writes, flushes = x[x.ddir == 1], x[x.ddir == 3]
+        fio_ios = phase_stats(d["app"], a, b)["ios"]
+        out[f"dev_write_p50_us_{name}"] = round(float(writes.lat_ns.median()) / 1000, 1) if len(writes) else None
+        out[f"dev_flush_p50_us_{name}"] = round(float(flushes.lat_ns.median()) / 1000, 1) if len(flushes) else None
+        out[f"flushes_per_write_{name}"] = round(len(flushes) / fio_ios, 2) if fio_ios else None
+        if io.empty:
+            continue
+        k = io[(io.t_s > a + 1) & (io.t_s <= b - 1) & (io.kind == "disk")].groupby("t_s")[["write_ops", "write_bw"]].sum()
+        ops = k.write_ops.sum()
+        out[f"disk_kib_per_write_{name}"] = round(float(k.write_bw.sum() / ops / 1024), 1) if ops else None
+        out[f"disk_quiet_share_{name}"] = round(float((k.write_ops < 0.1 * k.write_ops.mean()).mean()), 3) if len(k) else None
+    return out
+
+
 def summary(d: dict, preset: str | None = None) -> dict:
     w = windows(d)
     b = phase_stats(d["app"], *w["before"])
@@ -242,8 +275,8 @@ def summary(d: dict, preset: str | None = None) -> dict:
 
     pf = picket_fence(d["app"], *w["after"])
     return {
-        "iops_before": round(b["iops"], 1), "iops_after": round(a["iops"], 1),
-        "iops_ratio": round(a["iops"] / b["iops"], 2),
+        "iops_before": round(float(b["iops"]), 1), "iops_after": round(float(a["iops"]), 1),
+        "iops_ratio": round(float(a["iops"] / b["iops"]), 2),
         "p50_before_us": round(b["p50_us"], 1), "p50_after_us": round(a["p50_us"], 1),
         "p50_ratio": round(b["p50_us"] / a["p50_us"], 2),
         "p99_before_us": round(b["p99_us"], 1), "p99_after_us": round(a["p99_us"], 1),
@@ -253,5 +286,8 @@ def summary(d: dict, preset: str | None = None) -> dict:
         "picket_stall_events": pf["stall_events"], "picket_period_s": pf["period_s"],
         "picket_spacing_cv": None if pf["spacing_cv"] != pf["spacing_cv"] else round(pf["spacing_cv"], 2),
         "picket_fraction": round(pf["fraction"], 5),
+        "picket_calm_max_us": None if pf["calm_max_us"] != pf["calm_max_us"] else round(pf["calm_max_us"], 1),
+        "picket_stall_min_us": None if pf["stall_min_us"] != pf["stall_min_us"] else round(pf["stall_min_us"], 1),
         "t_add_s": round(d["t_add_s"], 2),
+        **device_stats(d),
     }

@@ -188,4 +188,29 @@ def summary(d: dict, p: dict) -> dict:
         "clat_rise": round(float(st["clat_us"].iloc[-1] / st["clat_us"].iloc[0]), 1),
         "max_readers": int(st["readers"].max()),
         "linear_fit": round(float((below["iops"] / (below["readers"] * one)).min()), 3) if len(below) else None,
+        **_plateau(st, sat, p),
+    }
+
+
+def _plateau(st: pd.DataFrame, sat: dict, p: dict) -> dict:
+    """The shape of the staircase around saturation: latency before it (relative to one reader
+    alone), how flat the plateau is, whether latency rose at every step from saturation on, and the
+    last step's latency against Little's law (each reader cycles through one read and one think, so
+    with N readers sharing `limit` reads a second a read waits about N / limit - think)."""
+    st = st.sort_values("readers").reset_index(drop=True)
+    k = sat["step"]
+    if k is None:
+        return {"clat_before_vs_one": None, "plateau_flatness": None, "clat_rises_each_step": None,
+                "clat_model_last_us": None, "clat_last_vs_model": None}
+    before = st[st["readers"] < k]
+    after = st[st["readers"] >= k - 1]  # from the last step with room to the end
+    on = st[st["readers"] >= k]
+    n = int(st["readers"].iloc[-1])
+    model = (n / p["limit_iops"] - p["think"]) * 1e6
+    return {
+        "clat_before_vs_one": round(float(before["clat_us"].max() / st["clat_us"].iloc[0]), 2),
+        "plateau_flatness": round(float(on["iops"].min() / on["iops"].max()), 3),
+        "clat_rises_each_step": bool((after["clat_us"].diff().dropna() > 0).all()),
+        "clat_model_last_us": round(model, 1),
+        "clat_last_vs_model": round(float(st["clat_us"].iloc[-1]) / model, 3) if model > 0 else None,
     }

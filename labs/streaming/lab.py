@@ -47,6 +47,17 @@ ARC_MB = 64
 #: the slack the checks allow above the ideal back-end/front-end ratio for ZFS metadata (indirect
 #: blocks, space maps, uberblocks: a few percent at 128 KiB records) and below it (rounding).
 META_HIGH, META_LOW = 0.20, 0.03
+#: fixed costs the lab's clock counts and fio's does not (docker exec, fio's start-up and file
+#: layout): about a third of a second in the reference; the check on bytes / elapsed allows 1 s.
+STARTUP_ALLOWANCE_S = 1.0
+
+
+def raidz2_lead_floor(n_disks: int) -> float | None:
+    """The least RAID-Z2 / mirror payload ratio to call a lead when the disks are the limit: half
+    of the ideal lead 2 (n-2) / n - 1 (metadata, which RAID-Z2 pays three times per small block,
+    and unequal busy fractions take part of it). None for 4 disks, where the ideal is no lead."""
+    ideal = 2.0 / expected_amplification("raidz2", n_disks)
+    return None if ideal <= 1.0 else 1.0 + (ideal - 1.0) / 2
 
 
 def disk_model(p: dict) -> DiskModel:
@@ -280,8 +291,17 @@ def summary(d: dict) -> dict:
     out["raidz2_over_mirror_write"] = round(st["raidz2"]["write_mbps"] / st["mirror"]["write_mbps"], 3)
     out["raidz2_over_mirror_expected"] = round(2.0 / expected_amplification("raidz2", d["n_disks"]), 3)
     out["back_rate_ratio"] = round(st["raidz2"]["write_back_mbps"] / st["mirror"]["write_back_mbps"], 3)
+    for lay, x in st.items():
+        out[f"{lay}_meta_share"] = round(x["write_amp"] / x["write_amp_expected"] - 1, 4)
+    writes = d["device"][d["device"].ddir == 1]
+    out["disk_write_min_kib"] = round(float(writes.bs.min()) / 1024, 1) if len(writes) else None
+    out["disk_busy_ratio"] = round(st["raidz2"]["write_busy"] / st["mirror"]["write_busy"], 3)
     if "read_mbps" in st["mirror"]:
-        out["mirror_read_over_write"] = round(st["mirror"]["read_mbps"] / st["mirror"]["write_mbps"], 3)
+        m = st["mirror"]
+        out["mirror_read_over_write"] = round(m["read_mbps"] / m["write_mbps"], 3)
+        # Payload rate = disks' rate / amplification, and a disk's rate follows how busy it is: the
+        # read/write ratio the busy fractions and the measured amplifications predict.
+        out["mirror_read_over_write_model"] = round(m["read_busy"] / m["write_busy"] * m["write_amp"] / m["read_amp"], 3)
     return out
 
 

@@ -1,0 +1,105 @@
+"""Reference runs: the recorded runs the book renders, and whether they still are the code that ships.
+
+A reference is fresh when its run.json says it completed from a clean tree (`git_dirty: false`) at
+a commit whose lab directory (`labs/<lab>/`) and lab images' build inputs (book.toml `[images.X]`:
+the Dockerfile and `inputs`) equal today's, the way an execution cache is keyed by content. The
+package's analysis code is not part of the key on purpose: the book recomputes every metric and
+check from the reference's raw data with today's code and fails when a recomputed check differs
+from the recorded one (perflab.session), which catches a change there that matters.
+
+    scripts/perflab references --check          # which references are stale, and why (exit 1 if any)
+    scripts/perflab references                  # re-record every lab's reference (full preset)
+    scripts/perflab references logzilla l2arc   # ... or these
+
+Re-recording refuses a dirty tree (changes under data/reference/ aside: the references being
+written are the command's own output), runs one lab after another (one lab at a time per machine)
+and says how long each took.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .manifest import Lab, Manifest
+from .provenance import git_state
+
+PRESET = "full"
+
+
+class Stale(RuntimeError):
+    pass
+
+
+def pathspecs(m: Manifest, lab: Lab) -> list[str]:
+    """What a lab's reference depends on, as git pathspecs (relative to the project root)."""
+    specs = [f"labs/{lab.name}/"]
+    for name in lab.images:
+        im = m.images[name]
+        specs.append(str(im.dockerfile.relative_to(m.root)))
+        specs += [f":(glob){g}" for g in im.inputs]
+    return specs
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=60)
+
+
+def staleness(m: Manifest, lab: Lab) -> list[str]:
+    """Why the lab's reference is not the code that ships (empty: it is)."""
+    f = m.root / "data" / "reference" / lab.name / "run.json"
+    if not f.exists():
+        return [f"no reference run ({f.relative_to(m.root)})"]
+    doc = json.loads(f.read_text())
+    prov = doc.get("provenance", {})
+    out = []
+    if doc.get("status") != "complete":
+        out.append(f"status {doc.get('status')!r}, not 'complete'")
+    if prov.get("git_dirty") is not False:
+        out.append(f"recorded from a tree with uncommitted changes (git_dirty: {prov.get('git_dirty')})")
+    sha = prov.get("git_sha")
+    if not sha or _git(m.root, "cat-file", "-e", f"{sha}^{{commit}}").returncode:
+        out.append(f"recorded at commit {sha}, which this repository does not have")
+        return out
+    diff = _git(m.root, "diff", "--name-only", sha, "--", *pathspecs(m, lab))
+    if diff.returncode:
+        out.append(f"git diff failed: {diff.stderr.strip()}")
+    elif diff.stdout.strip():
+        files = diff.stdout.split()
+        out.append(f"changed since {sha[:10]}: {', '.join(files[:6])}" + (" ..." if len(files) > 6 else ""))
+    return out
+
+
+def check(m: Manifest, labs: list[str] | None = None) -> dict[str, list[str]]:
+    names = labs or list(m.labs)
+    return {n: staleness(m, m.lab(n)) for n in names}
+
+
+def record(m: Manifest, labs: list[str] | None = None, out=sys.stderr) -> int:
+    """Re-record the references of `labs` (default: every lab) with the full preset, one after
+    another. Returns the exit status of the first lab that did not complete with every check
+    passed (its reference is left as it was), else 0."""
+    from . import runner
+
+    names = labs or list(m.labs)
+    for n in names:
+        m.lab(n)  # an unknown name is refused before anything runs
+    if git_state(m.root)["git_dirty"] is not False:
+        raise runner.Refused("re-recording references needs a clean tree (commit first): a reference "
+                             "names the commit it was recorded from")
+    times = {}
+    t_all = time.time()
+    for i, n in enumerate(names, 1):
+        print(f"perflab references: {i}/{len(names)} {n} ({PRESET})", file=out, flush=True)
+        t = time.time()
+        rc = runner.run(m, n, PRESET, [], record=True, quiet=True)
+        times[n] = time.time() - t
+        print(f"perflab references: {n}: exit {rc} in {times[n]:.0f} s", file=out, flush=True)
+        if rc != 0:
+            return rc
+    total = time.time() - t_all
+    print("perflab references: " + ", ".join(f"{n} {t:.0f} s" for n, t in times.items())
+          + f"; total {total / 60:.1f} min", file=out)
+    return 0
