@@ -14,6 +14,8 @@ panel). tests/test_browser.py runs it on every chapter of the built book.
 """
 from __future__ import annotations
 
+from .errors import Failed
+
 import base64
 import fcntl
 import json
@@ -120,7 +122,7 @@ FIGURE_AXES_JS = r"""(() => {
 })()"""
 
 
-class BrowserError(RuntimeError):
+class BrowserError(Failed, RuntimeError):
     pass
 
 

@@ -2,6 +2,7 @@
 
     perflab labs                          the labs, their parameters and presets
     perflab run LAB [--preset P] [-p k=v] run a lab; the last line printed is the run directory
+    perflab run LAB ... --dry-run         validate and print the plan; create nothing (exit 0 or 2)
     perflab run LAB --variant FILE        run a student's mystery variant (perflab assign)
     perflab assign LAB --students CSV --seed S --out DIR   a class's mystery labs and the answer key
     perflab grade --key KEY SUBMISSION | --class DIR       mark submissions against the key
@@ -20,6 +21,7 @@ import argparse
 import sys
 
 from . import manifest as manifest_mod
+from .errors import EXIT_FAILED, EXIT_INTERRUPTED, PerflabError
 
 
 def _labs(m, args) -> int:
@@ -44,6 +46,8 @@ def _run(m, args) -> int:
     from . import runner
 
     try:
+        if args.dry_run:
+            return runner.dry_run(m, args.lab, args.preset, args.param or [], variant=args.variant)
         return runner.run(m, args.lab, args.preset, args.param or [], record=args.record, quiet=args.quiet,
                           variant=args.variant)
     except runner.Refused as e:
@@ -151,6 +155,10 @@ def _clean(m, args) -> int:
             return 1
         print("perflab clean --check: nothing left behind", file=sys.stderr)
         return 0
+    if args.run and not args.force and resources.run_active(resources.runs_root(m.root) / args.run):
+        print(f"perflab clean: run {args.run} is still running (its runner is alive); nothing removed. "
+              "--force removes its objects anyway", file=sys.stderr)
+        return 1
     done, failed = resources.clean(m.root, args.run, force=args.force)
     for f in failed:
         print(f"could not remove: {f}", file=sys.stderr)
@@ -241,6 +249,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--record", action="store_true", help="keep this run as the chapter's reference run")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary on stderr")
     p.add_argument("--variant", metavar="FILE", help="a student's sealed mystery variant (variant.json from perflab assign)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="validate the parameters and print the plan (phases, time, images, disk); create nothing")
     p.set_defaults(fn=_run)
     p = sub.add_parser("assign", help="a class's mystery labs: a hidden variant per student, and the answer key")
     p.add_argument("lab")
@@ -297,10 +307,49 @@ def main(argv=None) -> int:
     args = parser().parse_args(argv)
     try:
         m = manifest_mod.load()
-    except manifest_mod.ManifestError as e:
-        print(f"perflab: {e}", file=sys.stderr)
-        return 2
-    return args.fn(m, args)
+        return args.fn(m, args)
+    except KeyboardInterrupt:
+        print(f"perflab {args.cmd}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BaseException as e:  # noqa: BLE001 - every failure ends as one line and an exit status
+        if isinstance(e, SystemExit):
+            raise
+        return report(args.cmd, e)
+
+
+#: Where the full text of a failure goes (the terminal gets one line): beside the runs.
+ERROR_LOG = "data/runs/perflab-errors.log"
+
+
+def report(cmd: str, e: BaseException) -> int:
+    """One line on stderr for any failure, its exit status (perflab.errors); the whole message and,
+    for an unexpected error, the traceback in ERROR_LOG."""
+    import time
+    import traceback
+
+    known = isinstance(e, PerflabError)
+    text = str(e) or type(e).__name__
+    first = text.splitlines()[0] if text.strip() else type(e).__name__
+    log = None
+    if not known or "\n" in text.strip():
+        try:
+            root = manifest_mod.project_root()
+        except Exception:  # noqa: BLE001 - no project: the current directory
+            from pathlib import Path
+
+            root = Path.cwd()
+        log = root / ERROR_LOG
+        try:
+            log.parent.mkdir(parents=True, exist_ok=True)
+            with open(log, "a") as f:
+                f.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} perflab {cmd}\n{text}\n")
+                if not known:
+                    f.write("".join(traceback.format_exception(type(e), e, e.__traceback__)))
+        except OSError:
+            log = None
+    what = first if known else f"internal error: {type(e).__name__}: {first}"
+    print(f"perflab {cmd}: {what}" + (f" (details: {log})" if log else ""), file=sys.stderr)
+    return e.exit_status if known else EXIT_FAILED
 
 
 if __name__ == "__main__":

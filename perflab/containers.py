@@ -11,6 +11,8 @@ Front page, "Nothing left behind"; the chapters show each lab's topology.
 """
 from __future__ import annotations
 
+from .errors import Failed
+
 import contextlib
 import logging
 import time
@@ -20,7 +22,7 @@ from . import resources
 log = logging.getLogger(__name__)
 
 
-class ContainerFailed(RuntimeError):
+class ContainerFailed(Failed, RuntimeError):
     """A container exited non-zero; the message carries the tail of its output."""
 
 
@@ -104,8 +106,9 @@ class Topology:
         c = self.container(image, name, command, **kw)
         try:
             res = c.wait(timeout=timeout) if timeout else c.wait()
-        except Exception as e:  # requests' ReadTimeout and friends
-            raise ContainerFailed(f"{name}: did not finish within {timeout:g} s ({e})") from None
+        except Exception as e:  # requests' ReadTimeout and friends, or the engine going away
+            within = f"within {timeout:g} s" if timeout else "(no time limit)"
+            raise ContainerFailed(f"{name}: did not finish {within}: {type(e).__name__}: {e}") from None
         out = c.logs(stdout=True, stderr=True).decode(errors="replace")
         code = res.get("StatusCode", -1)
         if code != 0:

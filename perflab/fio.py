@@ -7,6 +7,8 @@ empty); a job file containing `${` is refused. Reading fio's output is perflab.f
 """
 from __future__ import annotations
 
+from .errors import Refused
+
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +17,7 @@ _SECTION = re.compile(r"^\s*\[([^\]]+)\]\s*$")
 _OPTION = re.compile(r"^\s*([A-Za-z0-9_]+)\s*(?:=\s*(.*?))?\s*$")
 
 
-class JobFileError(ValueError):
+class JobFileError(Refused, ValueError):
     pass
 
 
@@ -32,7 +34,7 @@ class JobFile:
         cur = None
         for n, line in enumerate(text.splitlines(), 1):
             s = line.strip()
-            if "${" in s:
+            if "${" in s and not (s and s[0] in ";#"):   # a comment may mention ${VAR}; an option may not
                 raise JobFileError(f"{source}:{n}: uses ${{...}} expansion; perflab applies parameters "
                                    "itself (an undefined variable would silently become empty)")
             if not s or s[0] in ";#":

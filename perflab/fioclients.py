@@ -20,6 +20,8 @@ are ignored. `parse_hosts` refuses anything else, naming the line.
 """
 from __future__ import annotations
 
+from .errors import Refused
+
 import ipaddress
 import re
 from dataclasses import dataclass
@@ -29,7 +31,7 @@ PORT = 8765  # fio's default server port
 _NAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$")
 
 
-class HostsError(ValueError):
+class HostsError(Refused, ValueError):
     pass
 
 

@@ -25,6 +25,8 @@ the line.
 """
 from __future__ import annotations
 
+from .errors import Refused
+
 import json
 import math
 import os
@@ -60,7 +62,7 @@ HIST_MIN_FIELDS = 100
 EPOCH_MIN_MS = 10 ** 12
 
 
-class FioOutputError(ValueError):
+class FioOutputError(Refused, ValueError):
     """fio's output could not be parsed; the message names the file and the position."""
 
 

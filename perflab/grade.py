@@ -27,6 +27,8 @@ A class folder holds one folder per student id (the submission, or a folder hold
 """
 from __future__ import annotations
 
+from .errors import Refused
+
 import ast
 import csv
 import json
@@ -39,7 +41,7 @@ from . import mystery
 VERDICTS = ("correct", "wrong", "missing")
 
 
-class GradeError(ValueError):
+class GradeError(Refused, ValueError):
     """The key or a submission cannot be read at all."""
 
 

@@ -772,7 +772,8 @@ _COLORSCALE = [[0.0, "#fdbb84"], [0.25, "#fc8d59"], [0.5, "#ef6548"], [0.75, "#d
 
 
 def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto",
-           companion: bool = True, t_range: tuple[float, float] | None = None):
+           companion: bool = True, t_range: tuple[float, float] | None = None,
+           y_max_ns: int | None = None):
     """The heat map as a plotly Figure.
 
     x is time (s), y the latency buckets, colour the count on a log10 scale (colour-bar
@@ -786,6 +787,9 @@ def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto
     latency range, the count and the share of that column's I/Os below the bucket's
     upper edge.  ``companion`` adds a panel on the right, sharing the latency axis, with
     the distribution over ``t_range`` (seconds, default the whole run; shaded on the map).
+    ``y_max_ns`` draws the rows up to the one holding that latency only (for a shape that a
+    few rare slow I/Os would squash into the bottom of the axis); the title says how many
+    I/Os are above it and not drawn.
     """
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
@@ -805,6 +809,14 @@ def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto
                            x=0.5, y=0.5)
         return fig
     r0, r1 = int(rows[0]), int(rows[-1]) + 1
+    if y_max_ns is not None:
+        cut = int(np.searchsorted(hm.edges_ns, y_max_ns, side="right"))   # rows below y_max_ns's bucket end
+        if r0 < cut < r1:
+            hidden = int(hm.counts[:, cut:r1].sum())
+            r1 = cut
+            fig.update_layout(title=dict(text=fig.layout.title.text + f"<br><sub>{hidden:,} I/Os above "
+                                         f"{_fmt_ns(int(hm.edges_ns[cut]))} not drawn "
+                                         f"({100 * hidden / max(hm.total, 1):.2f}%)</sub>"))
     c0, c1 = int(colsnz[0]), int(colsnz[-1]) + 1
     block = hm.counts[c0:c1, r0:r1].T            # [rows, columns]
     col_tot = hm.column_totals()[c0:c1]

@@ -6,6 +6,8 @@ Also reports an image's id, for provenance.
 """
 from __future__ import annotations
 
+from .errors import Failed
+
 import os
 import subprocess
 import sys
@@ -55,7 +57,7 @@ def build(m: Manifest, names: list[str] | None = None, quiet: bool = True) -> di
         r = subprocess.run(cmd, capture_output=quiet, text=True)
         if r.returncode != 0:
             tail = "\n".join(((r.stdout or "") + (r.stderr or "")).splitlines()[-30:])
-            raise RuntimeError(f"docker build of {im.tag} failed:\n{tail}")
+            raise Failed(f"docker build of {im.tag} failed (its last lines follow)\n{tail}")
         out[name] = image_id(im.tag)
     # A rebuild leaves the previous image untagged: remove ours (labelled), and only those.
     subprocess.run([docker_bin(), "image", "prune", "-f", "--filter", "label=org.perflab.image"],

@@ -22,6 +22,11 @@ div.perflab-compare { border-left: 4px solid var(--pst-color-primary, #3465a4); 
                       margin: 1em 0; }
 div.perflab-compare table { margin-bottom: 0.3em; }
 div.perflab-compare td { font-variant-numeric: tabular-nums; text-align: right; }
+/* Tables from notebooks (checks, sanity findings): long text wraps, and a table wider than the
+   screen scrolls sideways inside its cell output instead of being cut off. */
+div.cell_output table { display: block; max-width: 100%; overflow-x: auto; }
+div.cell_output table td, div.cell_output table th { white-space: normal; vertical-align: top; }
+div.cell_output .plotly-graph-div { max-width: 100%; }
 """
 EXCLUDE = [".venv/**", ".pytest_cache/**", ".git/**", ".ci/**", "perflab/**", "perflab.egg-info/**", "_build/**", "data/**", "labs/**", "containers/**", "tests/**",
            "benchmarks/**", "scripts/**", "slowdisk/**", "README.md", "test-artifacts/**", "**.ipynb_checkpoints"]

@@ -6,6 +6,8 @@ builds) is derived from what this module returns. Explained in the book's front 
 """
 from __future__ import annotations
 
+from .errors import Refused
+
 import importlib.util
 import os
 import tomllib
@@ -16,7 +18,7 @@ from types import ModuleType
 MANIFEST = "book.toml"
 
 
-class ManifestError(ValueError):
+class ManifestError(Refused, ValueError):
     """book.toml is missing something or contradicts itself."""
 
 
@@ -86,12 +88,20 @@ class Lab:
     def load_module(self) -> ModuleType:
         """Import the lab's module (labs/<name>/lab.py) under the name `perflab_lab_<name>`."""
         modname = "perflab_lab_" + self.name.replace("-", "_")
+        cached = _MODULES.get(self.module_path)
+        if cached is not None and cached[0] == self.module_path.stat().st_mtime_ns:
+            return cached[1]   # once per process (and again only when lab.py changed on disk)
         spec = importlib.util.spec_from_file_location(modname, self.module_path)
         if spec is None or spec.loader is None:
             raise ManifestError(f"lab {self.name}: cannot import {self.module_path}")
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
+        _MODULES[self.module_path] = (self.module_path.stat().st_mtime_ns, mod)
         return mod
+
+
+#: Lab modules already imported in this process: {path: (mtime_ns, module)}.
+_MODULES: dict = {}
 
 
 @dataclass
@@ -120,14 +130,67 @@ class Manifest:
 
 
 _PARAM_KEYS = {"type", "default", "help", "min", "max", "choices", "multiple_of"}
+
+
+def _table(required: list[str], keys: list[str], extra: dict | None = None) -> dict:
+    """A JSON-schema object: these keys and no others (a typo is refused, not ignored)."""
+    props = {k: {} for k in keys}
+    props.update(extra or {})
+    return {"type": "object", "required": required, "properties": props, "additionalProperties": False}
+
+
+#: The shape of book.toml (checked with jsonschema before anything reads it). The mystery table has
+#: its own checks in perflab.mystery; a parameter's keys are checked below with their meaning.
+SCHEMA = _table(["book"], ["book", "budget", "chapters", "images", "labs"], {
+    "book": _table(["title", "author"], ["title", "author", "copyright", "description", "execute_timeout_s",
+                                         "repository"]),
+    "budget": _table([], ["disk", "reserve"]),
+    "chapters": {"type": "array", "items": _table(["id", "title", "file"], ["id", "title", "file", "lab",
+                                                                             "case_study"])},
+    "images": {"type": "object", "additionalProperties": _table(["tag", "context"], [
+        "tag", "context", "dockerfile", "inputs", "description"])},
+    "labs": {"type": "object", "additionalProperties": _table(["chapter", "module", "presets"], [
+        "title", "chapter", "module", "jobs", "images", "requires", "description", "disk", "params",
+        "presets", "mystery"], {"params": {"type": "object", "additionalProperties": _table(
+            ["type", "default"], sorted(_PARAM_KEYS))}})},
+})
+
+
+def validate_raw(raw: dict, path) -> None:
+    """Refuse a book.toml that does not fit SCHEMA, naming the table, the key and the nearest
+    known key."""
+    import difflib
+
+    import jsonschema
+
+    errors = sorted(jsonschema.Draft202012Validator(SCHEMA).iter_errors(raw), key=lambda e: list(e.path))
+    if not errors:
+        return
+    e = errors[0]
+    where = ".".join(str(x) for x in e.path) or "(top level)"
+    if e.validator == "additionalProperties":
+        known = sorted(e.schema.get("properties", {}))
+        bad = sorted(set(e.instance) - set(known))
+        hints = []
+        for k in bad:
+            near = difflib.get_close_matches(k, known, n=1)
+            hints.append(f"'{k}'" + (f" (did you mean '{near[0]}'?)" if near else ""))
+        raise ManifestError(f"{path}: [{where}] has unknown key {', '.join(hints)}; allowed: {', '.join(known)}")
+    raise ManifestError(f"{path}: [{where}]: {e.message}")
 _TYPES = {"int", "float", "bool", "choice", "size", "duration", "intlist", "str"}
 
 
 def load(root: Path | None = None) -> Manifest:
     root = root or project_root()
     path = root / MANIFEST
-    with open(path, "rb") as f:
-        raw = tomllib.load(f)
+    try:
+        with open(path, "rb") as f:
+            raw = tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise ManifestError(f"{path}: not valid TOML: {e}") from None
+    except OSError as e:
+        raise ManifestError(f"{path}: cannot read: {e.strerror}") from None
+    validate_raw(raw, path)
     book = raw.get("book", {})
     for key in ("title", "author"):
         if key not in book:

@@ -47,6 +47,8 @@ buggy desktop's directory).
 """
 from __future__ import annotations
 
+from .errors import Refused
+
 import base64
 import hashlib
 import hmac
@@ -71,7 +73,7 @@ _Q_KEYS = {"id", "ask", "type", "truth", "evidence", "tolerance", "points"}
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
-class MysteryError(ValueError):
+class MysteryError(Refused, ValueError):
     """A mystery spec, variant file or sealed text is missing, malformed or does not fit."""
 
 

@@ -7,6 +7,8 @@ Every refusal names the parameter, the value and what is allowed (front page, "R
 """
 from __future__ import annotations
 
+from .errors import Refused
+
 import difflib
 import re
 import shutil
@@ -24,7 +26,7 @@ _DUR_UNITS = {"": 1.0, "s": 1.0, "us": 1e-6, "ms": 1e-3, "m": 60.0, "min": 60.0,
 _NUM = r"([0-9]+(?:\.[0-9]+)?)"
 
 
-class ParamError(ValueError):
+class ParamError(Refused, ValueError):
     """One or more parameters were refused; `problems` holds one message per parameter."""
 
     def __init__(self, problems: list[str]):

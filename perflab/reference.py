@@ -29,10 +29,6 @@ from .provenance import git_state
 PRESET = "full"
 
 
-class Stale(RuntimeError):
-    pass
-
-
 def pathspecs(m: Manifest, lab: Lab) -> list[str]:
     """What a lab's reference depends on, as git pathspecs (relative to the project root)."""
     specs = [f"labs/{lab.name}/"]

@@ -387,7 +387,7 @@ def clean(root: Path, run_id: str | None = None, force: bool = False) -> tuple[l
     # Labelled objects whose run directory is gone (deleted by hand) are still perflab's.
     if run_id is None:
         failed += remove_docker_objects(client, None, skip_runs=active)
-    else:
+    elif run_id not in active:   # a live run's objects are its runner's until it ends (or --force)
         failed += remove_docker_objects(client, run_id)
     return done, failed
 

@@ -29,12 +29,10 @@ from .manifest import Lab, Manifest
 from .record import RunRecord
 from .session import create_run
 
-EXIT_OK, EXIT_CHECK, EXIT_REFUSED, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+from .errors import EXIT_CHECK, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED, Refused  # noqa: F401
 KILL_GRACE_S = 60
 
 
-class Refused(Exception):
-    """Parameters or requirements refused before anything was created (exit code 2)."""
 
 
 def validate(m: Manifest, lab: Lab, preset: str, overrides: list[str]) -> dict:
@@ -114,6 +112,37 @@ def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: b
 
     with resources.machine_lock(f"{lab.name} {preset}", None if quiet else waiting):
         return _run_locked(m, lab, preset, values, record, quiet, v)
+
+
+def dry_run(m: Manifest, lab_name: str, preset: str, overrides: list[str], variant: str | None = None,
+            out=None) -> int:
+    """`perflab run --dry-run`: validate everything a run would validate and print its plan (phases
+    and their expected time, images, disk space, what the machine must have); create nothing.
+    Returns 0, or raises Refused (exit 2) as the run itself would."""
+    out = out or sys.stdout
+    lab = m.lab(lab_name)
+    if variant:
+        v, preset, overrides = _variant(m, lab, variant, overrides, False)
+    values = validate(m, lab, preset, overrides)
+    shown = params_mod.describe(values, lab)
+    print(f"perflab run {lab.name} --preset {preset}: parameters accepted; nothing was created", file=out)
+    for k, val in shown.items():
+        print(f"  {k} = {'(sealed)' if variant and k in v.hidden else val}", file=out)
+    mod = lab.load_module()
+    phases = list(mod.plan(values)) if hasattr(mod, "plan") else []
+    if phases:
+        total = sum(t for _, t in phases)
+        print(f"  phases ({len(phases)}, about {params_mod.fmt_duration(round(total))} plus container start-up):", file=out)
+        for name, t in phases:
+            print(f"    {name}: ~{params_mod.fmt_duration(round(t, 1))}", file=out)
+    if lab.disk:
+        print(f"  disk space: {params_mod.fmt_size(params_mod.disk_need(lab, values))} "
+              f"(under {resources.runs_root(m.root)})", file=out)
+    print(f"  images: {', '.join(m.images[n].tag for n in lab.images) or '-'}", file=out)
+    needs = ", ".join(lab.requires) or "-"
+    have = "answers" if resources.docker_client() is not None else "does NOT answer (the run would be refused)"
+    print(f"  needs: {needs}" + (f"; the Docker engine {have}" if "docker" in lab.requires else ""), file=out)
+    return EXIT_OK
 
 
 def _variant(m: Manifest, lab: Lab, path: str, overrides: list[str], record: bool):

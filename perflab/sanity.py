@@ -23,7 +23,10 @@ Intent is declared, never guessed. A lab module may define `INTENT = {job: "disk
 "device_bps", "intent"}}`; a job file may carry a header line `; perflab-intent: job=disk job2=cache`.
 Jobs without intent get the generic rules only; jobs with intent "setup" get none; jobs with intent
 "cpu" measure the CPU's own path on purpose (the HT chapter's cached reads), so client-bound and
-no-latency do not apply to them. The timing rules
+no-latency do not apply to them. A job whose rate changes on purpose (a log device added mid-run, a
+cable replaced, readers added step by step, a cache warming) is declared with `"phased": "why"`
+in its context: peak-vs-average then says nothing about it, since its chapter measures each phase
+on its own. The timing rules
 (too-short, peak-vs-average) apply to measurements: jobs with a declared intent, or with a runtime.
 """
 from __future__ import annotations
@@ -72,6 +75,7 @@ class JobContext:
     memory_bytes: int | None = None    # memory the page cache can use; default: the machine's
     device_iops: float | None = None   # the device's limit, when the lab knows it
     device_bps: float | None = None
+    phased: str | None = None          # the job's rate changes on purpose (the lab says why): no peak rule
     extra: dict = field(default_factory=dict)
 
 
@@ -218,7 +222,7 @@ def check_job(st: dict, ctx: JobContext, src: str, log_dir: Path | None = None) 
                       "a tiny interval can show a rate that cannot be sustained (a burst, a warm cache, a "
                       "throttle's first slice); measure for long enough to see it repeat."))
 
-    if measured and st["bw_bytes"] > 0:
+    if measured and st["bw_bytes"] > 0 and not ctx.phased:
         per_s = per_second_bw(log_dir, st) if log_dir is not None else None
         peak = max(per_s) if per_s else st["bw_max_bytes"]
         basis = "busiest logged interval" if per_s else "largest fio bandwidth sample"
@@ -320,10 +324,21 @@ def review_session(s) -> list[Finding]:
 
 
 def table(findings: list[Finding]):
+    """One row per rule and reason: the jobs it fired on (and where) grouped, with the first
+    finding's numbers as the example. Long texts wrap in the book (perflab.css)."""
     import pandas as pd
 
-    return pd.DataFrame([{"rule": f.rule, "job": f.job, "report": f.source, "saw": f.message, "why": f.why}
-                         for f in findings], columns=["rule", "job", "report", "saw", "why"])
+    groups: dict[tuple[str, str], list[Finding]] = {}
+    for f in findings:
+        groups.setdefault((f.rule, f.why), []).append(f)
+    rows = []
+    for (rule, why), fs in groups.items():
+        jobs = sorted({f.job for f in fs})
+        reports = sorted({f.source for f in fs})
+        saw = fs[0].message + (f" (and {len(fs) - 1} more like it)" if len(fs) > 1 else "")
+        rows.append({"rule": rule, "jobs": ", ".join(jobs[:8]) + (f" +{len(jobs) - 8}" if len(jobs) > 8 else ""),
+                     "reports": len(reports), "saw": saw, "why": why})
+    return pd.DataFrame(rows, columns=["rule", "jobs", "reports", "saw", "why"])
 
 
 def fired(findings: list[Finding], rule: str, job: str) -> bool:

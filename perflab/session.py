@@ -27,8 +27,7 @@ from .record import RunRecord
 REFERENCE = "reference"
 
 
-class CheckFailed(AssertionError):
-    pass
+from .errors import CheckFailed  # noqa: E402,F401 - the chapters' failed-check error
 
 
 class Session:

@@ -20,6 +20,8 @@ so a chapter can compare measured with modelled, and reads the device logs
 """
 from __future__ import annotations
 
+from .errors import Failed
+
 import math
 import os
 import shutil
@@ -53,7 +55,7 @@ SQRT_DIST_MEAN = 8.0 / 15.0
 MIB = 1 << 20
 
 
-class SlowdiskError(RuntimeError):
+class SlowdiskError(Failed, RuntimeError):
     """slowdisk could not be built, mounted or unmounted; the message says why."""
 
 

@@ -8,6 +8,8 @@ The host directory and its mount are recorded in the run's ledger before they ar
 """
 from __future__ import annotations
 
+from .errors import Failed
+
 import contextlib
 import re
 import subprocess
@@ -88,7 +90,7 @@ def zram_device(ledger: Ledger, size_bytes: int):
             ledger.release("zram", dev)
 
 
-class ExecFailed(RuntimeError):
+class ExecFailed(Failed, RuntimeError):
     pass
 
 

@@ -63,3 +63,20 @@ def test_notebook_sources_have_no_outputs(manifest):
 def test_unknown_lab_suggests(manifest):
     with pytest.raises(manifest_mod.ManifestError, match="did you mean 'heatmaps'"):
         manifest.lab("heatmap")
+
+
+def test_a_typo_in_a_table_is_refused_with_the_nearest_key(tmp_path):
+    import shutil
+
+    from perflab import manifest as mm
+
+    root = Path(__file__).resolve().parents[1]
+    shutil.copy(root / "book.toml", tmp_path / "book.toml")
+    text = (tmp_path / "book.toml").read_text()
+    (tmp_path / "book.toml").write_text(text.replace('requires = ["docker"]', 'requries = ["docker"]', 1))
+    with pytest.raises(mm.ManifestError) as e:
+        mm.load(tmp_path)
+    assert "'requries' (did you mean 'requires'?)" in str(e.value) and "[labs." in str(e.value)
+    (tmp_path / "book.toml").write_text("[book\ntitle = 1\n")
+    with pytest.raises(mm.ManifestError, match="not valid TOML"):
+        mm.load(tmp_path)

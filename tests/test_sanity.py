@@ -120,11 +120,11 @@ def test_fio_sizes(text, expected):
 # purpose mid-run (a log device added, a cache warming, a cable replaced), so their busiest second is
 # well above their average; in stepping, the readers that started while the disk had room were
 # squeezed as more joined. Nothing else fires.
-KNOWN_TRUE = {"logzilla": {"peak-vs-average"}, "l2arc": {"peak-vs-average"}, "bad-cable": {"peak-vs-average"},
-              "stepping": {"peak-vs-average"}}
+KNOWN_TRUE: dict = {}   # labs whose rate changes on purpose declare it ("phased"); nothing else fires
 
 
-@pytest.mark.parametrize("lab", ["heatmaps", "logzilla", "l2arc", "elinks", "bad-cable", "stepping"])
+@pytest.mark.parametrize("lab", ["heatmaps", "logzilla", "l2arc", "elinks", "bad-cable", "stepping", "dedup",
+                                 "latency-art", "streaming", "ht"])
 def test_reference_runs_raise_only_true_findings(lab):
     from perflab import session
 
@@ -144,3 +144,19 @@ def test_cpu_intent_is_not_client_bound_or_missing_latency():
     assert not rules & {"client-bound", "no-latency"}
     undeclared = {f.rule for f in sanity.review(s.data_dir)}
     assert {"client-bound", "no-latency"} <= undeclared   # the same data without the declaration
+
+
+def test_a_phased_job_raises_no_peak_finding(tmp_path):
+    spiky = job("spiky", bw=1_024_000, bw_max_kib=2000, **CLEAN)
+    assert rules(findings(tmp_path, [spiky]), "spiky") == ["peak-vs-average"]
+    fs = findings(tmp_path, [spiky], declared={"*": {"phased": "a log device is added mid-run"}})
+    assert rules(fs, "spiky") == []
+
+
+def test_table_groups_repeated_findings():
+    f = [sanity.Finding("peak-vs-average", f"fio/p{k}.json", f"j{k}", "write", {}, f"{k} MB/s", "same why")
+         for k in range(26)] + [sanity.Finding("too-short", "fio/x.json", "x", "read", {}, "1 s", "short")]
+    t = sanity.table(f)
+    assert len(t) == 2
+    row = t[t.rule == "peak-vs-average"].iloc[0]
+    assert row.reports == 26 and "25 more" in row.saw and row.jobs.endswith("+18")

@@ -57,6 +57,10 @@ from perflab import fio, fioclients
 from perflab.record import read_lines
 from perflab.containers import ContainerFailed, Topology, exec_sh, wait_for_file, wait_until
 
+
+#: For perflab.sanity: the rate changes on purpose during the run (peak-vs-average does not apply).
+INTENT = {"*": {"phased": "the bad cable is replaced mid-run: the chapter measures each phase apart"}}
+
 HERE = Path(__file__).resolve().parent
 JOB = "cached-read"
 DATA_FILE = "cached.dat"   # one file on the server; every client reads it (the same job runs on all)

@@ -29,6 +29,10 @@ from perflab import fio, fiolog, heatmap, zfs
 from perflab.containers import ContainerFailed, Topology, wait_until
 from perflab.slowdisk import DiskModel
 
+
+#: For perflab.sanity: the rate changes on purpose during the run (peak-vs-average does not apply).
+INTENT = {"*": {"phased": "a separate log device is added mid-run: the chapter measures before and after apart"}}
+
 JOB = "sync-writes"
 #: 2009 figures: Brendan Gregg's Logzilla screenshots post (2009): one client thread of NFS
 #: synchronous writes to a 7410 with 46 disks, then with 2 Logzillas.

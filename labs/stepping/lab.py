@@ -30,7 +30,8 @@ def plan(p: dict) -> list[tuple[str, float]]:
 
 
 def sanity_context(p: dict) -> dict:
-    return {"*": {"intent": "disk", "device_iops": p["limit_iops"]}}
+    return {"*": {"intent": "disk", "device_iops": p["limit_iops"],
+                  "phased": "a reader joins every step: the readers that started early are squeezed as others join"}}
 
 
 def demand_iops(p: dict) -> float:

@@ -1,0 +1,114 @@
+"""One error model (perflab.errors): bad input of every kind gets its documented exit status and one
+line on stderr, never a traceback, and creates nothing."""
+import pytest
+
+from perflab import cli, errors, resources
+
+ROOT = __import__("conftest").ROOT
+
+
+def run(capsys, *argv):
+    before = set((ROOT / "data" / "runs").glob("*")) if (ROOT / "data" / "runs").exists() else set()
+    rc = cli.main(list(argv))
+    err = capsys.readouterr().err
+    after = set((ROOT / "data" / "runs").glob("*")) if (ROOT / "data" / "runs").exists() else set()
+    made = {p for p in after - before if p.name != "perflab-errors.log"}
+    return rc, err, made
+
+
+@pytest.mark.parametrize("argv,status,words", [
+    (["run", "no-such-lab", "--dry-run"], 2, "unknown lab"),
+    (["run", "jbod", "-p", "hbas=9", "--dry-run"], 2, "hbas=9"),
+    (["run", "jbod", "-p", "nonsense=1", "--dry-run"], 2, "nonsense"),
+    (["run", "heatmaps", "--preset", "huge", "--dry-run"], 2, "huge"),
+    (["heatmap", "/nonexistent/x_clat.1.log"], 2, "nonexistent"),
+])
+def test_bad_input_is_refused_in_one_line(capsys, argv, status, words):
+    rc, err, made = run(capsys, *argv)
+    assert rc == status, err
+    assert words in err and "Traceback" not in err
+    assert not made
+
+
+def test_corrupt_and_truncated_logs(capsys, tmp_path):
+    bad = tmp_path / "bad_clat.1.log"
+    bad.write_text("1, 100, 0, 4096, 0\n2, x, 0, 4096, 0\n")
+    cut = tmp_path / "cut_clat.1.log"
+    cut.write_text("1, 100, 0, 4096, 0\n2, 10")
+    for f, words in ((bad, ":2: not an integer"), (cut, "truncated last line")):
+        rc, err, _ = run(capsys, "heatmap", str(f))
+        assert rc == 2 and words in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_unwritable_output(capsys, tmp_path):
+    log = tmp_path / "a_clat.1.log"
+    log.write_text("1, 100, 0, 4096, 0\n")
+    rc, err, _ = run(capsys, "heatmap", str(log), "--csv", str(tmp_path / "no" / "such" / "dir" / "c.csv"))
+    assert rc == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_no_docker_engine_is_refused(capsys, monkeypatch):
+    monkeypatch.setattr(resources, "docker_client", lambda: None)
+    from perflab import runner
+
+    monkeypatch.setattr(runner.resources, "docker_client", lambda: None)
+    rc, err, made = run(capsys, "run", "heatmaps", "--preset", "smoke")
+    assert rc == 2 and "needs a Docker engine" in err and not made
+
+
+def test_an_unexpected_error_is_one_line_and_the_traceback_goes_to_the_log(capsys, monkeypatch):
+    from perflab import cli as c
+
+    def boom(m, args):
+        raise KeyError("surprise")
+
+    monkeypatch.setattr(c, "_labs", boom)
+    rc, err, _ = run(capsys, "labs")
+    assert rc == errors.EXIT_FAILED
+    assert err.count("\n") == 1 and "internal error: KeyError" in err and "details:" in err
+    log = ROOT / cli.ERROR_LOG
+    assert "Traceback" in log.read_text()
+
+
+def test_every_user_facing_error_has_a_documented_status():
+    import inspect
+
+    import perflab.containers, perflab.fio, perflab.fioclients, perflab.fiolog, perflab.grade  # noqa: E401
+    import perflab.manifest, perflab.mystery, perflab.params, perflab.slowdisk, perflab.zfs  # noqa: E401
+    mods = [perflab.containers, perflab.fio, perflab.fioclients, perflab.fiolog, perflab.grade,
+            perflab.manifest, perflab.mystery, perflab.params, perflab.slowdisk, perflab.zfs]
+    for mod in mods:
+        for name, obj in inspect.getmembers(mod, inspect.isclass):
+            if issubclass(obj, Exception) and obj.__module__ == mod.__name__:
+                assert issubclass(obj, errors.PerflabError), f"{mod.__name__}.{name}"
+                assert obj.exit_status in (1, 2, 3)
+
+
+def test_clean_run_leaves_a_live_run_alone(tmp_path, monkeypatch, capsys):
+    """`perflab clean --run ID` on a run whose runner is alive removes nothing (its docker objects
+    included) unless --force."""
+    import json
+    import subprocess
+
+    from perflab import resources as r
+
+    calls = []
+    monkeypatch.setattr(r, "remove_docker_objects", lambda client, run_id=None, skip_runs=(): calls.append(run_id) or [])
+    monkeypatch.setattr(r, "docker_client", lambda: None)
+    runs = ROOT / "data" / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    d = runs / "test-live-run-000000"
+    d.mkdir(exist_ok=True)
+    owner = subprocess.Popen(["sleep", "30"])
+    try:
+        (d / r.OWNER).write_text(json.dumps({"pid": owner.pid, "start_time": r.proc_start_time(owner.pid)}))
+        assert cli.main(["clean", "--run", d.name]) == 1
+        assert "still running" in capsys.readouterr().err and calls == [] and d.exists()
+        done, failed = r.clean(ROOT, d.name)
+        assert calls == [] and done == []
+    finally:
+        owner.kill()
+        owner.wait()
+        import shutil
+
+        shutil.rmtree(d, ignore_errors=True)
