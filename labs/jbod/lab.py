@@ -586,8 +586,11 @@ def fig_outliers_flat(disks: pd.DataFrame, threshold_ms: float):
 
     flat = outliers_by_disk(disks)
     fig = go.Figure(go.Bar(x=flat["outliers"], y=flat["disk"], orientation="h", marker_color="#7f7f7f"))
+    # every disk labelled (plotly would skip every other label of a crowded category axis)
     fig.update_layout(title=f"Writes slower than {threshold_ms:g} ms, by disk (as cabled)",
-                      xaxis_title="writes", yaxis={"autorange": "reversed"}, height=max(320, 16 * len(flat) + 80))
+                      xaxis_title="writes", height=max(320, 20 * len(flat) + 100),
+                      yaxis=dict(autorange="reversed", tickmode="array", tickvals=list(flat["disk"]),
+                                 ticktext=list(flat["disk"]), tickfont=dict(size=11)))
     return fig
 
 
@@ -595,18 +598,22 @@ def fig_outliers_sunburst(disks: pd.DataFrame, threshold_ms: float):
     """The hierarchy: JBOD, then its disks; a wedge's size is its share of the outliers."""
     import plotly.graph_objects as go
 
-    ids, labels, parents, values = [], [], [], []
+    ids, labels, parents, values, hover = [], [], [], [], []
     for j, g in disks.groupby("jbod"):
         ids.append(f"J{j}")
         labels.append(f"JBOD {j:03d}")
         parents.append("")
         values.append(int(g["outliers"].sum()))
+        hover.append(f"JBOD {j:03d}")
         for _, r in g.iterrows():
             ids.append(f"J{j}/{r['disk']}")
-            labels.append(r["disk"])
+            labels.append(f"slot {r['slot']}")      # short enough to read in a wedge; the serial on hover
             parents.append(f"J{j}")
             values.append(int(r["outliers"]))
-    fig = go.Figure(go.Sunburst(ids=ids, labels=labels, parents=parents, values=values, branchvalues="total"))
+            hover.append(f"{r['disk']} (JBOD {j:03d}, slot {r['slot']})")
+    fig = go.Figure(go.Sunburst(ids=ids, labels=labels, parents=parents, values=values, branchvalues="total",
+                                hovertext=hover, hoverinfo="text+value+percent root",
+                                insidetextorientation="radial"))
     fig.update_layout(title=f"The same writes (> {threshold_ms:g} ms) by JBOD, then disk", height=460)
     return fig
 
@@ -617,7 +624,9 @@ def fig_queues(per_phase: dict[str, pd.DataFrame], slow: list[int]):
 
     fig = go.Figure()
     for ph, jb in per_phase.items():
-        fig.add_bar(x=[f"JBOD {j:03d}" for j in jb.index], y=jb["queue_per_disk"], name=ph)
+        # values printed on the bars: a phase whose queues are near zero is still seen to be there
+        fig.add_bar(x=[f"JBOD {j:03d}" for j in jb.index], y=jb["queue_per_disk"], name=ph,
+                    text=[f"{v:.2g}" for v in jb["queue_per_disk"]], textposition="outside", cliponaxis=False)
     fig.update_layout(title="Average writes active + queued per disk, by JBOD (rate x mean latency)",
                       barmode="group", yaxis_title="writes in flight per disk", height=380)
     return fig
