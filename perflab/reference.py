@@ -75,8 +75,8 @@ def check(m: Manifest, labs: list[str] | None = None) -> dict[str, list[str]]:
 
 def record(m: Manifest, labs: list[str] | None = None, out=sys.stderr) -> int:
     """Re-record the references of `labs` (default: every lab) with the full preset, one after
-    another. Returns the exit status of the first lab that did not complete with every check
-    passed (its reference is left as it was), else 0."""
+    another. A lab that does not complete with every check passed keeps its old reference, and the
+    others go on. Returns the exit status of the first such lab, else 0."""
     from . import runner
 
     names = labs or list(m.labs)
@@ -85,17 +85,21 @@ def record(m: Manifest, labs: list[str] | None = None, out=sys.stderr) -> int:
     if git_state(m.root)["git_dirty"] is not False:
         raise runner.Refused("re-recording references needs a clean tree (commit first): a reference "
                              "names the commit it was recorded from")
-    times = {}
+    times, failed = {}, {}
     t_all = time.time()
     for i, n in enumerate(names, 1):
         print(f"perflab references: {i}/{len(names)} {n} ({PRESET})", file=out, flush=True)
         t = time.time()
         rc = runner.run(m, n, PRESET, [], record=True, quiet=True)
         times[n] = time.time() - t
-        print(f"perflab references: {n}: exit {rc} in {times[n]:.0f} s", file=out, flush=True)
-        if rc != 0:
+        print(f"perflab references: {n}: exit {rc} in {times[n]:.0f} s"
+              + ("" if rc == 0 else " (not recorded; its run directory is the line above)"), file=out, flush=True)
+        if rc == runner.EXIT_INTERRUPTED:
             return rc
+        if rc != 0:
+            failed[n] = rc
     total = time.time() - t_all
     print("perflab references: " + ", ".join(f"{n} {t:.0f} s" for n, t in times.items())
-          + f"; total {total / 60:.1f} min", file=out)
-    return 0
+          + f"; total {total / 60:.1f} min"
+          + (f"; not recorded: {', '.join(failed)}" if failed else ""), file=out)
+    return next(iter(failed.values()), 0)
