@@ -6,7 +6,7 @@
     perflab run LAB --variant FILE        run a student's mystery variant (perflab assign)
     perflab assign LAB --students CSV --seed S --out DIR   a class's mystery labs and the answer key
     perflab grade --key KEY SUBMISSION | --class DIR       mark submissions against the key
-    perflab heatmap LOG... [--html OUT] [--csv OUT]
+    perflab heatmap LOG... [--html OUT] [--csv OUT] [--save OUT.npz]   (or MAP.npz... --merge)
     perflab clean [--check] [--run ID]    remove what runs left behind (labelled or recorded only)
     perflab doctor                        what this machine can run
     perflab images [NAME...]              build the lab images
@@ -133,8 +133,12 @@ def _heatmap(m, args) -> int:
     from . import heatmap
 
     try:
+        if args.merge and not all(str(x).endswith(".npz") for x in args.logs):
+            raise ValueError("--merge adds up maps saved with --save (.npz files): "
+                             + ", ".join(x for x in args.logs if not x.endswith(".npz")))
         hm = heatmap.render(args.logs, html=args.html, csv=args.csv, col_s=args.col,
-                            linear_ns=int(args.linear_us * 1000) if args.linear_us else None, title=args.title)
+                            linear_ns=int(args.linear_us * 1000) if args.linear_us else None, title=args.title,
+                            save=args.save)
     except (OSError, ValueError) as e:
         print(f"perflab heatmap: {e}", file=sys.stderr)
         return 2
@@ -266,10 +270,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", help="write one row per student here")
     p.add_argument("--json", help="write the full report(s) here")
     p.set_defaults(fn=_grade)
-    p = sub.add_parser("heatmap", help="latency heat map from fio per-I/O or histogram logs")
-    p.add_argument("logs", nargs="+")
+    p = sub.add_parser("heatmap", help="latency heat map from fio per-I/O or histogram logs, or saved maps")
+    p.add_argument("logs", nargs="+", help="fio logs (epoch or job-relative stamps), or maps saved with --save")
     p.add_argument("--html")
     p.add_argument("--csv")
+    p.add_argument("--save", metavar="OUT.npz", help="save the map's cells (maps saved so add up exactly)")
+    p.add_argument("--merge", action="store_true", help="the inputs are saved maps (.npz): add them up")
     p.add_argument("--col", type=float, default=1.0, help="column width in seconds (default 1)")
     p.add_argument("--linear-us", type=float, help="linear latency buckets of this width (us) instead of log-linear")
     p.add_argument("--title")

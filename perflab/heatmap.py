@@ -320,6 +320,38 @@ class HeatMap:
                        a.scale if a.scale == b.scale else "mixed", a.exact and b.exact,
                        a.notes + [n for n in b.notes if n not in a.notes])
 
+    # saving: a map is a sum of partial maps, so maps saved from many files or hosts merge exactly
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the map to ``path`` (.npz): counts, overflow, edges and what describes them."""
+        import json
+
+        meta = {"format": "perflab-heatmap/1", "col_ms": self.col_ms, "t0_ms": int(self.t0_ms),
+                "sources": list(self.sources), "kind": self.kind, "scale": self.scale, "exact": self.exact,
+                "notes": list(self.notes)}
+        tmp = Path(str(path) + ".tmp.npz")
+        np.savez_compressed(tmp, edges_ns=self.edges_ns, counts=self.counts, overflow=self.overflow,
+                            meta=np.array(json.dumps(meta)))
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "HeatMap":
+        """A map written by :meth:`save`; refuses anything else, naming the file."""
+        import json
+        import zipfile
+
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                meta = json.loads(str(z["meta"]))
+                if meta.get("format") != "perflab-heatmap/1":
+                    raise ValueError("format")
+                return cls(z["edges_ns"], z["counts"], meta["col_ms"] / 1000, meta["t0_ms"], z["overflow"],
+                           tuple(meta["sources"]), meta["kind"], meta["scale"], meta["exact"], meta["notes"])
+        except (KeyError, ValueError, OSError, zipfile.BadZipFile) as e:
+            if isinstance(e, OSError) and not Path(path).exists():
+                raise
+            raise FioLogError(f"{path}: not a heat map saved by perflab (perflab heatmap --save): "
+                              f"{type(e).__name__}: {e}") from None
+
     def merge(self, *others: "HeatMap") -> "HeatMap":
         out = self
         for o in others:
@@ -890,7 +922,7 @@ def _fmt_ns(v: int) -> str:
 
 def render(paths, html: str | os.PathLike | None = None, csv: str | os.PathLike | None = None,
            linear_ns: int | None = None, col_s: float = 1.0, sub: int = 8,
-           title: str | None = None) -> HeatMap:
+           title: str | None = None, save: str | os.PathLike | None = None) -> HeatMap:
     """Build a heat map from fio logs and write its cells and/or a standalone page.
 
     The kind of log is read from the files: a histogram log has more than 100 fields a
@@ -899,6 +931,14 @@ def render(paths, html: str | os.PathLike | None = None, csv: str | os.PathLike 
     inline (it opens offline).  Backs ``perflab heatmap LOG... [--html OUT] [--csv OUT]``.
     """
     files = _paths(paths)
+    saved = [p for p in files if p.suffix == ".npz"]
+    if saved and len(saved) != len(files):
+        raise ValueError("give either fio logs or saved maps (.npz), not both: "
+                         + ", ".join(str(p) for p in files))
+    if saved:   # maps saved with --save: their sum, cell for cell
+        hm = merge(HeatMap.load(p) for p in saved)
+        _write(hm, files, html, csv, save, title, linear=hm.scale == "linear")
+        return hm
     kinds = {k for k in (detect_log_kind(p) for p in files) if k is not None}
     if len(kinds) > 1:
         raise ValueError("cannot mix histogram logs and per-I/O logs in one heat map: "
@@ -907,13 +947,19 @@ def render(paths, html: str | os.PathLike | None = None, csv: str | os.PathLike 
         hm = from_hist_log(files, col_s=col_s, sub=sub, linear_ns=linear_ns)
     else:
         hm = from_lat_log(files, col_s=col_s, sub=sub, linear_ns=linear_ns)
+    _write(hm, files, html, csv, save, title, linear=bool(linear_ns))
+    return hm
+
+
+def _write(hm: HeatMap, files: list[Path], html, csv, save, title, linear: bool) -> None:
+    if save is not None:
+        hm.save(save)
     if csv is not None:
         hm.write_csv(csv)
     if html is not None:
         if title is None:
             names = ", ".join(p.name for p in files[:3]) + (" ..." if len(files) > 3 else "")
             title = f"{names}: {hm.total:,} I/Os"
-        fig = figure(hm, title=title, linear=bool(linear_ns))
+        fig = figure(hm, title=title, linear=linear)
         fig.write_html(html, include_plotlyjs=True, full_html=True,
-                       config={"displaylogo": False})
-    return hm
+                       config={"displaylogo": False, "responsive": True})

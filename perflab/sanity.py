@@ -81,6 +81,15 @@ class JobContext:
 
 # --------------------------------------------------------------------------- reading
 
+def _ms(text) -> float:
+    """A fio time option in milliseconds (a bare number is ms for bw_avg_time)."""
+    t = str(text).strip().lower()
+    for suffix, f in (("ms", 1.0), ("us", 1e-3), ("s", 1000.0)):
+        if t.endswith(suffix):
+            return float(t[: -len(suffix)]) * f
+    return float(t)
+
+
 def _size(text) -> int | None:
     """A fio size option ("4k", "8192", "1m", "4k-8k", "4k,8k") in bytes (the first value); fio's
     k/m/g are powers of 1024."""
@@ -141,20 +150,34 @@ def intents_from_jobfile(path: Path) -> dict[str, str]:
 
 
 def per_second_bw(log_dir: Path, stats: dict) -> list[float] | None:
-    """Bytes/s per logged interval from the job's bw log (write_bw_log=NAME, log_avg_msec>0)."""
-    name = stats["options"].get("write_bw_log")
-    avg = stats["options"].get("log_avg_msec")
-    if not name or not avg or str(avg) == "0":
-        return None
-    paths = sorted(Path(log_dir).glob(f"{name}_bw.*.log*"))
-    if not paths:
-        return None
+    """Bytes/s per logged interval: from the job's bw log (write_bw_log=NAME, log_avg_msec>0), else
+    per whole second from its per-I/O latency log (write_lat_log=NAME, log_avg_msec=0: every I/O's
+    completion time and size). None when the job kept neither."""
+    opts = stats["options"]
+    avg = str(opts.get("log_avg_msec", "0"))
     code = {"read": 0, "write": 1, "trim": 2}[stats["ddir"]]
-    vals = []
-    for p in paths:
-        df = fiolog.read_lat_log(p)  # same layout as a latency log: time, value (KiB/s), ddir, bs
-        vals += [float(v) * 1024 for v in df.loc[df["ddir"] == code, "lat_ns"]]
-    return vals or None
+    name = opts.get("write_bw_log")
+    if name and avg != "0":
+        paths = sorted(Path(log_dir).glob(f"{name}_bw.*.log*"))
+        vals = []
+        for p in paths:
+            df = fiolog.read_lat_log(p)  # same layout as a latency log: time, value (KiB/s), ddir, bs
+            vals += [float(v) * 1024 for v in df.loc[df["ddir"] == code, "lat_ns"]]
+        return vals or None
+    name = opts.get("write_lat_log")
+    if name and avg == "0":
+        paths = sorted(Path(log_dir).glob(f"{name}_clat.*.log*")) or sorted(Path(log_dir).glob(f"{name}_lat.*.log*"))
+        if not paths:
+            return None
+        df = fiolog.read_lat_log(paths[0])
+        df = df[df["ddir"] == code]
+        if len(df) == 0:
+            return None
+        sec = (df["time_ms"] - df["time_ms"].min()) // 1000
+        per = df.groupby(sec)["bs"].sum()
+        per = per.iloc[1:-1] if len(per) > 2 else per   # the first and last seconds are partial
+        return [float(v) for v in per] or None
+    return None
 
 
 # --------------------------------------------------------------------------- rules
@@ -224,9 +247,13 @@ def check_job(st: dict, ctx: JobContext, src: str, log_dir: Path | None = None) 
 
     if measured and st["bw_bytes"] > 0 and not ctx.phased:
         per_s = per_second_bw(log_dir, st) if log_dir is not None else None
-        peak = max(per_s) if per_s else st["bw_max_bytes"]
-        basis = "busiest logged interval" if per_s else "largest fio bandwidth sample"
-        ratio = peak / st["bw_bytes"]
+        # Without a log of whole seconds, fio's largest bandwidth sample stands in, but only when its
+        # samples are a second or longer (bw_avg_time; fio's default is 500 ms): shorter samples swing
+        # with a throttle's slices or a CPU quota's periods while every second carries the same bytes.
+        sample_ms = _ms(st["options"].get("bw_avg_time", "500"))
+        peak = max(per_s) if per_s else (st["bw_max_bytes"] if sample_ms >= 1000 else None)
+        basis = "busiest logged interval" if per_s else f"largest fio bandwidth sample ({sample_ms:g} ms)"
+        ratio = peak / st["bw_bytes"] if peak is not None else 0.0
         if ratio >= PEAK_RATIO:
             out.append(_f("peak-vs-average", src, st,
                           {"peak_MBps": round(peak / 1e6, 2), "average_MBps": round(st["bw_bytes"] / 1e6, 2),

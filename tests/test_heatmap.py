@@ -585,3 +585,30 @@ def test_every_reference_fio_log_renders():
         run_s = json.loads((root / lab_dir / "run.json").read_text())["provenance"]["duration_s"]
         assert hm.total > 0, p
         assert hm.n_columns * hm.col_s <= run_s + 60, (p, hm.n_columns, run_s)
+
+
+def test_saved_maps_merge_to_the_map_of_the_concatenated_input(tmp_path, capsys):
+    """A map is a sum of partial maps: two logs' maps saved apart and merged equal, cell for cell,
+    the map of the two logs read together (epoch stamps of different starts included)."""
+    from perflab import cli
+
+    rng = np.random.default_rng(7)
+    a, b = tmp_path / "a_clat.1.log", tmp_path / "b_clat.1.log"
+    write_lat_log(a, np.sort(rng.integers(EPOCH, EPOCH + 30_000, 2000)), rng.integers(1_000, 50_000_000, 2000))
+    write_lat_log(b, np.sort(rng.integers(EPOCH + 12_000, EPOCH + 50_000, 3000)), rng.integers(1_000, 9_000_000, 3000))
+    assert cli.main(["heatmap", str(a), "--save", str(tmp_path / "a.npz")]) == 0
+    assert cli.main(["heatmap", str(b), "--save", str(tmp_path / "b.npz")]) == 0
+    assert cli.main(["heatmap", "--merge", str(tmp_path / "a.npz"), str(tmp_path / "b.npz"),
+                     "--save", str(tmp_path / "ab.npz"), "--html", str(tmp_path / "ab.html")]) == 0
+    merged = H.HeatMap.load(tmp_path / "ab.npz")
+    whole = H.from_lat_log([a, b])
+    assert merged.t0_ms == whole.t0_ms and merged.total == 5000
+    assert (merged.counts == whole.counts).all() and (merged.overflow == whole.overflow).all()
+    assert (tmp_path / "ab.html").stat().st_size > 10_000
+    # not a saved map, or a mix: refused in one line
+    (tmp_path / "junk.npz").write_text("no")
+    assert cli.main(["heatmap", str(tmp_path / "junk.npz")]) == 2
+    assert cli.main(["heatmap", str(a), str(tmp_path / "a.npz")]) == 2
+    assert cli.main(["heatmap", "--merge", str(a)]) == 2
+    err = capsys.readouterr().err
+    assert "not a heat map saved by perflab" in err and "Traceback" not in err

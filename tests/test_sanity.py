@@ -93,9 +93,12 @@ def test_too_short_applies_to_measurements_only(tmp_path):
 
 
 def test_peak_vs_average_from_samples_and_from_the_bw_log(tmp_path):
-    fs = findings(tmp_path, [job("spiky", bw=1_024_000, bw_max_kib=2000, **CLEAN),
-                             job("flat", bw=1_024_000, bw_max_kib=1100, **CLEAN)])
+    SECOND = dict(opts={"direct": "1", "size": "1g", "bw_avg_time": "1000"})   # fio samples of 1 s
+    fs = findings(tmp_path, [job("spiky", bw=1_024_000, bw_max_kib=2000, **SECOND),
+                             job("flat", bw=1_024_000, bw_max_kib=1100, **SECOND),
+                             job("half-second", bw=1_024_000, bw_max_kib=2000, **CLEAN)])
     assert rules(fs, "spiky") == ["peak-vs-average"] and rules(fs, "flat") == []
+    assert rules(fs, "half-second") == []    # fio's default 500 ms samples say nothing about seconds
     # with a per-second log the rule uses the busiest logged second instead
     (tmp_path / "fio" / "lg_bw.1.log").write_text("1000, 3000, 0, 0, 0\n2000, 1000, 0, 0, 0\n")
     fs = findings(tmp_path, [job("lg", bw=1_024_000, bw_max_kib=1000,
@@ -147,7 +150,7 @@ def test_cpu_intent_is_not_client_bound_or_missing_latency():
 
 
 def test_a_phased_job_raises_no_peak_finding(tmp_path):
-    spiky = job("spiky", bw=1_024_000, bw_max_kib=2000, **CLEAN)
+    spiky = job("spiky", bw=1_024_000, bw_max_kib=2000, opts={"direct": "1", "bw_avg_time": "1s"})
     assert rules(findings(tmp_path, [spiky]), "spiky") == ["peak-vs-average"]
     fs = findings(tmp_path, [spiky], declared={"*": {"phased": "a log device is added mid-run"}})
     assert rules(fs, "spiky") == []
@@ -160,3 +163,18 @@ def test_table_groups_repeated_findings():
     assert len(t) == 2
     row = t[t.rule == "peak-vs-average"].iloc[0]
     assert row.reports == 26 and "25 more" in row.saw and row.jobs.endswith("+18")
+
+
+def test_peak_rule_counts_whole_seconds_from_a_per_io_log(tmp_path):
+    """fio's own bw samples of a throttled disk swing (the throttle releases writes in slices) while
+    each second carries the same bytes: with a per-I/O log the rule judges whole seconds."""
+    opts = {"direct": "1", "write_lat_log": "d", "log_avg_msec": "0"}
+    (tmp_path / "fio").mkdir(exist_ok=True)
+    steady = "".join(f"{t * 1000 + k * 100}, 500000, 0, 4096, 0\n" for t in range(10) for k in range(10))
+    (tmp_path / "fio" / "d_clat.1.log").write_text(steady)
+    fs = findings(tmp_path, [job("d", bw=40_960, bw_max_kib=80, opts=opts)])
+    assert rules(fs, "d") == []          # bw_max alone (2x) would have fired
+    burst = steady + "".join(f"{5000 + k}, 500000, 0, 4096, 0\n" for k in range(60))
+    (tmp_path / "fio" / "d_clat.1.log").write_text("".join(sorted(burst.splitlines(True), key=lambda x: int(x.split(",")[0]))))
+    fs = findings(tmp_path, [job("d", bw=40_960, bw_max_kib=80, opts=opts)])
+    assert rules(fs, "d") == ["peak-vs-average"] and "busiest logged interval" in fs[0].message

@@ -109,6 +109,13 @@ def icy_job(s) -> fio.JobFile:
     return jf
 
 
+def sanity_context(p: dict) -> dict:
+    """For perflab.sanity: each pterodactyl disk streams at its own rate until the ports fill, then
+    shares them with every disk lit after it: its rate changes on purpose."""
+    why = "disks light up one by one; past the ports' knee each disk's share falls as others join"
+    return {f"disk{i}": {"phased": why} for i in range(p["disks"])}
+
+
 def ptero_job(s) -> fio.JobFile:
     p = s.params
     jf = fio.JobFile.load(s.lab.jobs_dir / f"{PTERO}.fio")

@@ -1,7 +1,7 @@
-rchar: 122743270348
+rchar: 71942253507
 wchar: 13666
-syscr: 936676
+syscr: 549094
 syscw: 5
-read_bytes: 0
-write_bytes: 20480
+read_bytes: 4096
+write_bytes: 12288
 cancelled_write_bytes: 0

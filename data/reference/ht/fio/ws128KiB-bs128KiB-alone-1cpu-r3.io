@@ -1,7 +1,7 @@
-rchar: 121170668509
-wchar: 13666
-syscr: 924678
+rchar: 67257215960
+wchar: 13664
+syscr: 513351
 syscw: 5
 read_bytes: 0
-write_bytes: 20480
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 146316831758
-wchar: 18985
-syscr: 1116530
+rchar: 115508227080
+wchar: 18980
+syscr: 881478
 syscw: 5
-read_bytes: 4096
+read_bytes: 0
 write_bytes: 16384
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 183014370352
-wchar: 18990
-syscr: 1396517
+rchar: 103670328326
+wchar: 18979
+syscr: 791162
 syscw: 5
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 20480
 cancelled_write_bytes: 0

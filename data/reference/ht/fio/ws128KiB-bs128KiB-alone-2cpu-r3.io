@@ -1,7 +1,7 @@
-rchar: 160591490082
-wchar: 18993
-syscr: 1225436
+rchar: 97000205328
+wchar: 18977
+syscr: 740274
 syscw: 5
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 12288
 cancelled_write_bytes: 0

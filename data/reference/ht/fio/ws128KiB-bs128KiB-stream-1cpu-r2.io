@@ -1,7 +1,7 @@
-rchar: 101370276835
-wchar: 13676
-syscr: 773613
+rchar: 72503634907
+wchar: 13664
+syscr: 553378
 syscw: 5
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 24576
 cancelled_write_bytes: 0

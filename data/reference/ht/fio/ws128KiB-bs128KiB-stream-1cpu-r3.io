@@ -1,7 +1,7 @@
-rchar: 67812698894
-wchar: 13666
-syscr: 517574
+rchar: 73907022811
+wchar: 13668
+syscr: 564085
 syscw: 5
 read_bytes: 0
-write_bytes: 36864
+write_bytes: 32768
 cancelled_write_bytes: 0

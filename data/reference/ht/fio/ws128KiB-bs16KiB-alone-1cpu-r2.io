@@ -1,6 +1,6 @@
-rchar: 64694184920
-wchar: 13666
-syscr: 3948833
+rchar: 25453980627
+wchar: 13664
+syscr: 1553801
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

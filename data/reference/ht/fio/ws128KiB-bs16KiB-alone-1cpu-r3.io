@@ -1,7 +1,7 @@
-rchar: 65763257304
-wchar: 13668
-syscr: 4014084
+rchar: 39902866384
+wchar: 13662
+syscr: 2435691
 syscw: 5
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 27489287123
-wchar: 13663
-syscr: 6711445
+rchar: 16640306125
+wchar: 13662
+syscr: 4062768
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

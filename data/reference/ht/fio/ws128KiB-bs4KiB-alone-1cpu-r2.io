@@ -1,7 +1,7 @@
-rchar: 27270601685
-wchar: 13668
-syscr: 6658055
+rchar: 17070218187
+wchar: 13661
+syscr: 4167727
 syscw: 5
-read_bytes: 0
-write_bytes: 28672
+read_bytes: 45056
+write_bytes: 16384
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 27442424787
-wchar: 13664
-syscr: 6700004
+rchar: 17321405389
+wchar: 13666
+syscr: 4229052
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 42761038831
-wchar: 13661
-syscr: 326460
+rchar: 36421872617
+wchar: 13666
+syscr: 278096
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 28672
 cancelled_write_bytes: 0

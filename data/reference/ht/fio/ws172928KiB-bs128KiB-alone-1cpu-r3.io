@@ -1,7 +1,7 @@
-rchar: 41158552559
-wchar: 13662
-syscr: 314234
+rchar: 41551375337
+wchar: 13665
+syscr: 317231
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 36864
 cancelled_write_bytes: 0

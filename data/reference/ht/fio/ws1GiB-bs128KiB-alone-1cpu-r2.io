@@ -1,7 +1,7 @@
-rchar: 50602552281
-wchar: 13660
-syscr: 386286
+rchar: 39835380690
+wchar: 13658
+syscr: 304139
 syscw: 5
-read_bytes: 0
-write_bytes: 36864
+read_bytes: 28672
+write_bytes: 8192
 cancelled_write_bytes: 0

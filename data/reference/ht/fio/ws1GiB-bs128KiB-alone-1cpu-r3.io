@@ -1,7 +1,7 @@
-rchar: 43547208665
-wchar: 13661
-syscr: 332458
+rchar: 44782562257
+wchar: 13658
+syscr: 341883
 syscw: 5
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 87385418758
-wchar: 18970
-syscr: 666918
+rchar: 70267153480
+wchar: 18973
+syscr: 536335
 syscw: 5
-read_bytes: 1773568
-write_bytes: 20480
+read_bytes: 0
+write_bytes: 40960
 cancelled_write_bytes: 0

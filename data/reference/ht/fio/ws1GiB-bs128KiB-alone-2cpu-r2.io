@@ -1,7 +1,7 @@
-rchar: 86837931086
+rchar: 77535095809
 wchar: 18969
-syscr: 662760
+syscr: 591766
 syscw: 5
-read_bytes: 0
+read_bytes: 299008
 write_bytes: 16384
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 87194709028
-wchar: 18969
-syscr: 665465
+rchar: 68804783122
+wchar: 18970
+syscr: 525159
 syscw: 5
-read_bytes: 0
-write_bytes: 16384
+read_bytes: 110592
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 24862763985
-wchar: 13665
-syscr: 189907
+rchar: 16340200393
+wchar: 13658
+syscr: 124885
 syscw: 5
 read_bytes: 0
-write_bytes: 45056
+write_bytes: 32768
 cancelled_write_bytes: 0

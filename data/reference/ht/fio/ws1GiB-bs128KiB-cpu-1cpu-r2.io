@@ -1,7 +1,7 @@
-rchar: 23576947665
+rchar: 18503150538
 wchar: 13661
-syscr: 180097
+syscr: 141387
 syscw: 5
-read_bytes: 983040
-write_bytes: 32768
+read_bytes: 0
+write_bytes: 49152
 cancelled_write_bytes: 0

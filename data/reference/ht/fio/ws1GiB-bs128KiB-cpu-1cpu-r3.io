@@ -1,7 +1,7 @@
-rchar: 24636140487
-wchar: 13661
-syscr: 188176
+rchar: 20175760321
+wchar: 13657
+syscr: 154146
 syscw: 5
-read_bytes: 12288
-write_bytes: 36864
+read_bytes: 0
+write_bytes: 32768
 cancelled_write_bytes: 0

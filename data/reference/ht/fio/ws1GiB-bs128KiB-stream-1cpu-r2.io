@@ -1,7 +1,7 @@
-rchar: 41466047445
-wchar: 13663
-syscr: 316578
+rchar: 29094816723
+wchar: 13657
+syscr: 222193
 syscw: 5
-read_bytes: 0
-write_bytes: 28672
+read_bytes: 86016
+write_bytes: 24576
 cancelled_write_bytes: 0

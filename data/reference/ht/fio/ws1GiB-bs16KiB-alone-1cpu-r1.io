@@ -1,7 +1,7 @@
-rchar: 36772654036
-wchar: 13662
-syscr: 2244638
+rchar: 27343383498
+wchar: 13664
+syscr: 1669121
 syscw: 5
-read_bytes: 0
-write_bytes: 20480
+read_bytes: 135168
+write_bytes: 16384
 cancelled_write_bytes: 0

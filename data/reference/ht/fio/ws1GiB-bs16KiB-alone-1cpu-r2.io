@@ -1,7 +1,7 @@
-rchar: 37163428818
-wchar: 13662
-syscr: 2268489
+rchar: 27089005514
+wchar: 13664
+syscr: 1653595
 syscw: 5
-read_bytes: 0
-write_bytes: 12288
+read_bytes: 380928
+write_bytes: 8192
 cancelled_write_bytes: 0

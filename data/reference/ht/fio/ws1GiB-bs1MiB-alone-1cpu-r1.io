@@ -1,7 +1,7 @@
-rchar: 36692929490
+rchar: 8769350602
 wchar: 13654
-syscr: 35213
+syscr: 8581
 syscw: 5
-read_bytes: 0
-write_bytes: 8192
+read_bytes: 77824
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 37767719890
-wchar: 13653
-syscr: 36238
+rchar: 7659957194
+wchar: 13649
+syscr: 7523
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

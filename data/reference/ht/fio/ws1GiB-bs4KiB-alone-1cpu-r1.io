@@ -1,6 +1,6 @@
-rchar: 21272005581
-wchar: 13666
-syscr: 5193554
+rchar: 14172355527
+wchar: 13663
+syscr: 3460239
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,6 +1,6 @@
-rchar: 21974801357
-wchar: 13665
-syscr: 5365135
+rchar: 11849894855
+wchar: 13662
+syscr: 2893234
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,6 +1,6 @@
-rchar: 32686582763
+rchar: 29139381219
 wchar: 13660
-syscr: 249598
+syscr: 222535
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 92227480527
+rchar: 64823995358
 wchar: 13667
-syscr: 703859
+syscr: 494787
 syscw: 5
-read_bytes: 0
+read_bytes: 122880
 write_bytes: 8192
 cancelled_write_bytes: 0

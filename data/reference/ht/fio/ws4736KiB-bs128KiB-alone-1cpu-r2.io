@@ -1,6 +1,6 @@
-rchar: 98557471717
-wchar: 13667
-syscr: 752153
+rchar: 65898523611
+wchar: 13665
+syscr: 502985
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

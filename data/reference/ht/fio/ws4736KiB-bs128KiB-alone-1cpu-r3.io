@@ -1,6 +1,6 @@
-rchar: 98341465061
-wchar: 13667
-syscr: 750505
+rchar: 48270126045
+wchar: 13657
+syscr: 368491
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

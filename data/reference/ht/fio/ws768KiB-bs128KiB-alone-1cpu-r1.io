@@ -1,7 +1,7 @@
-rchar: 112610749387
-wchar: 13667
-syscr: 859371
+rchar: 70667447236
+wchar: 13665
+syscr: 539369
 syscw: 5
-read_bytes: 0
-write_bytes: 12288
+read_bytes: 282624
+write_bytes: 8192
 cancelled_write_bytes: 0

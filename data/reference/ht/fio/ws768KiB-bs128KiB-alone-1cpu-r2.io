@@ -1,7 +1,7 @@
-rchar: 113594182623
+rchar: 66661362645
 wchar: 13666
-syscr: 866874
+syscr: 508803
 syscw: 5
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

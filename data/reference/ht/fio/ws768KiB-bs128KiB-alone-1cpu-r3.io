@@ -1,6 +1,6 @@
-rchar: 114306952157
-wchar: 13666
-syscr: 872312
+rchar: 69013580759
+wchar: 13665
+syscr: 526751
 syscw: 5
 read_bytes: 0
 write_bytes: 8192
