@@ -94,6 +94,14 @@ FIGURE_AXES_JS = r"""(() => {
    if (y) add('y', tr.yaxis, y);
   });
   if (cartesian && points === 0) { out.push(`${name}: no data drawn`); return; }
+  // axes that share a range (matches: shared_yaxes in make_subplots) are judged on their data together
+  const group = {};
+  for (const key in ext) {
+   const ax = ext[key][2];
+   const g = ax.matches ? ax.matches.replace(/^([xy])(\d*)$/, '$1axis$2') : key;
+   const e = group[g] || (group[g] = [Infinity, -Infinity]);
+   e[0] = Math.min(e[0], ext[key][0]); e[1] = Math.max(e[1], ext[key][1]);
+  }
   for (const key in ext) {
    const [lo, hi, ax] = ext[key];
    const [r0, r1] = [Math.min(...ax.range), Math.max(...ax.range)];
@@ -101,8 +109,12 @@ FIGURE_AXES_JS = r"""(() => {
    const unit = ax.type === 'log' ? ' (log10)' : '';
    if (lo < r0 - slack || hi > r1 + slack)
     out.push(`${name}: ${key} shows ${r0.toPrecision(3)} to ${r1.toPrecision(3)}${unit} but its data run ${lo.toPrecision(3)} to ${hi.toPrecision(3)}`);
-   if (hi > lo && span > 10 * (hi - lo))
-    out.push(`${name}: ${key} runs ${r0.toPrecision(3)} to ${r1.toPrecision(3)}${unit}, more than 10x its data's extent ${lo.toPrecision(3)} to ${hi.toPrecision(3)}`);
+   // only a range plotly chose (autorange) can "run past" the data: a range the figure sets (0-100 %CPU)
+   // is the author's choice of scale
+   const g = group[ax.matches ? ax.matches.replace(/^([xy])(\d*)$/, '$1axis$2') : key];
+   const [glo, ghi] = g;
+   if (ax.autorange !== false && ghi > glo && span > 10 * (ghi - glo))
+    out.push(`${name}: ${key} runs ${r0.toPrecision(3)} to ${r1.toPrecision(3)}${unit}, more than 10x its data's extent ${glo.toPrecision(3)} to ${ghi.toPrecision(3)}`);
   }
   (fl.annotations || []).forEach(a => {
    if (a.visible === false) return;
