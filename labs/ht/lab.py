@@ -120,7 +120,8 @@ def measurement_s(p: dict, c: dict) -> float:
 
 def plan(p: dict) -> list[tuple[str, float]]:
     confs = configurations(p)
-    prep = 6.0 + sum(x for x, _ in set_files(p)) / 0.5e9 + 2 * (CALIBRATE_S + 0.5)  # containers, files, calibration
+    # containers, files, calibration (the DRAM pass: about 24 methods x 2 passes over dram_set at ~10 GB/s)
+    prep = 6.0 + sum(x for x, _ in set_files(p)) / 0.5e9 + CALIBRATE_S + 1 + 48 * p["dram_set"] / 10e9
     phases = [("prepare", prep)]
     for ph in PHASES:
         t = sum(measurement_s(p, c) for c in confs if c["phase"] == ph) * p["repeats"]
@@ -377,12 +378,20 @@ def calibrate(s, cont) -> dict:
     out_dir.mkdir(exist_ok=True)
     rates = {}
     for tag, size in (("cache", p["cache_set"]), ("dram", p["dram_set"])):
+        # A cache-sized buffer: as many passes as fit in CALIBRATE_S. A DRAM-sized one: two whole passes
+        # over every method (read64 comes late in stress-ng's list; a time limit alone can end the run
+        # before it, as 2 s did on a 1 GiB buffer), with a generous limit.
+        limit = ["-t", str(CALIBRATE_S)] if tag == "cache" else ["--memrate-ops", "2", "-t", "120"]
         code, text = exec_sh(cont, ["stress-ng", "--memrate", "1", "--memrate-bytes", str(int(size)),
-                                    "-t", str(CALIBRATE_S), "--metrics-brief"])
+                                    *limit, "--metrics-brief"])
         (out_dir / f"memrate-{tag}.txt").write_text(text)
         if code:
             raise ContainerFailed(f"stress-ng --memrate ({tag}, {size} bytes): exit code {code}\n{text[-1000:]}")
         rates[tag] = {"bytes": int(size), **parse_memrate(text)}
+    missing = [t for t, r in rates.items() if "read64" not in r]
+    if missing:
+        raise ContainerFailed(f"stress-ng --memrate reported no read64 rate for {', '.join(missing)} "
+                              f"(see {out_dir.name}/)")
     s.path("calibration.json").write_text(json.dumps(rates, indent=2) + "\n")
     return rates
 
