@@ -1,7 +1,7 @@
-rchar: 71942253507
-wchar: 13666
-syscr: 549094
+rchar: 79884954704
+wchar: 13665
+syscr: 609713
 syscw: 5
-read_bytes: 4096
-write_bytes: 12288
+read_bytes: 851968
+write_bytes: 8192
 cancelled_write_bytes: 0

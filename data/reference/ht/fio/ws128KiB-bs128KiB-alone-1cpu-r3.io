@@ -1,7 +1,7 @@
-rchar: 67257215960
+rchar: 89660304482
 wchar: 13664
-syscr: 513351
+syscr: 684293
 syscw: 5
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

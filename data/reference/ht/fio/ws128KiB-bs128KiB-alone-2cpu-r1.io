@@ -1,7 +1,7 @@
-rchar: 115508227080
-wchar: 18980
-syscr: 881478
+rchar: 99932810461
+wchar: 18978
+syscr: 762685
 syscw: 5
-read_bytes: 0
+read_bytes: 8192
 write_bytes: 16384
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 103670328326
-wchar: 18979
-syscr: 791162
+rchar: 101734788317
+wchar: 18978
+syscr: 776433
 syscw: 5
 read_bytes: 0
-write_bytes: 20480
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 97000205328
-wchar: 18977
-syscr: 740274
+rchar: 111187045587
+wchar: 18979
+syscr: 848544
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

@@ -1,7 +1,7 @@
-rchar: 72503634907
-wchar: 13664
-syscr: 553378
+rchar: 89408384102
+wchar: 13668
+syscr: 682369
 syscw: 5
 read_bytes: 0
-write_bytes: 24576
+write_bytes: 49152
 cancelled_write_bytes: 0

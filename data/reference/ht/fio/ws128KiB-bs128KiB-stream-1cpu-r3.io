@@ -1,6 +1,6 @@
-rchar: 73907022811
-wchar: 13668
-syscr: 564085
+rchar: 80209095783
+wchar: 13666
+syscr: 612186
 syscw: 5
 read_bytes: 0
 write_bytes: 32768

@@ -1,6 +1,6 @@
-rchar: 25453980627
-wchar: 13664
-syscr: 1553801
+rchar: 40190192733
+wchar: 13662
+syscr: 2453248
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

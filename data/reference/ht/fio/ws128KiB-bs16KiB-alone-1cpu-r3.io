@@ -1,6 +1,6 @@
-rchar: 39902866384
-wchar: 13662
-syscr: 2435691
+rchar: 47560059997
+wchar: 13661
+syscr: 2903069
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,6 +1,6 @@
-rchar: 16640306125
+rchar: 15833087064
 wchar: 13662
-syscr: 4062768
+syscr: 3865713
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

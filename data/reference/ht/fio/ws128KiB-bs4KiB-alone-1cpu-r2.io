@@ -1,7 +1,7 @@
-rchar: 17070218187
+rchar: 18998975578
 wchar: 13661
-syscr: 4167727
+syscr: 4638635
 syscw: 5
-read_bytes: 45056
-write_bytes: 16384
+read_bytes: 0
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 17321405389
-wchar: 13666
-syscr: 4229052
+rchar: 19553377370
+wchar: 13661
+syscr: 4773987
 syscw: 5
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 12288
 cancelled_write_bytes: 0

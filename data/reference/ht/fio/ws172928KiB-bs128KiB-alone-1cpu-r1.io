@@ -1,7 +1,7 @@
-rchar: 39298640874
-wchar: 13665
-syscr: 300044
+rchar: 38441430132
+wchar: 13662
+syscr: 293524
 syscw: 5
-read_bytes: 360448
-write_bytes: 36864
+read_bytes: 606208
+write_bytes: 8192
 cancelled_write_bytes: 0

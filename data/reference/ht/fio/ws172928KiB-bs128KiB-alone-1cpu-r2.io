@@ -1,6 +1,6 @@
-rchar: 36421872617
-wchar: 13666
-syscr: 278096
+rchar: 42975472758
+wchar: 13664
+syscr: 328116
 syscw: 5
 read_bytes: 0
 write_bytes: 28672

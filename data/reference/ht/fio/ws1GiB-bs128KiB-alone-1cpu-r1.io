@@ -1,7 +1,7 @@
-rchar: 39550168016
+rchar: 43925875807
 wchar: 13658
-syscr: 301963
+syscr: 335367
 syscw: 5
-read_bytes: 528384
-write_bytes: 20480
+read_bytes: 135168
+write_bytes: 8192
 cancelled_write_bytes: 0

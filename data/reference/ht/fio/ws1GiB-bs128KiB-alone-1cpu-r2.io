@@ -1,7 +1,7 @@
-rchar: 39835380690
+rchar: 46060383326
 wchar: 13658
-syscr: 304139
+syscr: 351652
 syscw: 5
-read_bytes: 28672
-write_bytes: 8192
+read_bytes: 593920
+write_bytes: 12288
 cancelled_write_bytes: 0

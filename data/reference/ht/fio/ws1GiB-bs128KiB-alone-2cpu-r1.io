@@ -1,7 +1,7 @@
-rchar: 70267153480
-wchar: 18973
-syscr: 536335
+rchar: 77745466507
+wchar: 18969
+syscr: 593391
 syscw: 5
 read_bytes: 0
-write_bytes: 40960
+write_bytes: 24576
 cancelled_write_bytes: 0

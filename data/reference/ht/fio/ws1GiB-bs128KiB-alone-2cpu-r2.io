@@ -1,7 +1,7 @@
-rchar: 77535095809
+rchar: 75578715277
 wchar: 18969
-syscr: 591766
+syscr: 576861
 syscw: 5
-read_bytes: 299008
-write_bytes: 16384
+read_bytes: 2097152
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 68804783122
-wchar: 18970
-syscr: 525159
+rchar: 70130969816
+wchar: 18973
+syscr: 535311
 syscw: 5
-read_bytes: 110592
-write_bytes: 12288
+read_bytes: 0
+write_bytes: 32768
 cancelled_write_bytes: 0

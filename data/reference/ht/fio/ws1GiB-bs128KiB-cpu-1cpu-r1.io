@@ -1,6 +1,6 @@
-rchar: 16340200393
-wchar: 13658
-syscr: 124885
+rchar: 20613803092
+wchar: 13656
+syscr: 157510
 syscw: 5
 read_bytes: 0
 write_bytes: 32768

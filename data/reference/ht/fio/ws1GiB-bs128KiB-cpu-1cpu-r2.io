@@ -1,7 +1,7 @@
-rchar: 18503150538
-wchar: 13661
-syscr: 141387
+rchar: 20757982292
+wchar: 13657
+syscr: 158610
 syscw: 5
 read_bytes: 0
-write_bytes: 49152
+write_bytes: 32768
 cancelled_write_bytes: 0

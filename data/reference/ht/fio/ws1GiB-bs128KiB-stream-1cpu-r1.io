@@ -1,7 +1,7 @@
-rchar: 32242772948
-wchar: 13657
-syscr: 246211
+rchar: 39385410658
+wchar: 13658
+syscr: 300724
 syscw: 5
-read_bytes: 57344
-write_bytes: 36864
+read_bytes: 0
+write_bytes: 32768
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 29094816723
+rchar: 32208694369
 wchar: 13657
-syscr: 222193
+syscr: 245972
 syscw: 5
-read_bytes: 86016
-write_bytes: 24576
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 37880441812
+rchar: 37142113370
 wchar: 13657
-syscr: 289224
+syscr: 283609
 syscw: 5
 read_bytes: 0
 write_bytes: 32768

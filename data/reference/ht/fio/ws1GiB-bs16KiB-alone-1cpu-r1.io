@@ -1,7 +1,7 @@
-rchar: 27343383498
-wchar: 13664
-syscr: 1669121
+rchar: 29681724506
+wchar: 13665
+syscr: 1811862
 syscw: 5
-read_bytes: 135168
-write_bytes: 16384
+read_bytes: 16384
+write_bytes: 40960
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 27089005514
-wchar: 13664
-syscr: 1653595
+rchar: 31740374103
+wchar: 13667
+syscr: 1937512
 syscw: 5
-read_bytes: 380928
-write_bytes: 8192
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

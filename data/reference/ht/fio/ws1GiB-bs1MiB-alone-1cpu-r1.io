@@ -1,7 +1,7 @@
-rchar: 8769350602
-wchar: 13654
-syscr: 8581
+rchar: 10579192917
+wchar: 13653
+syscr: 10329
 syscw: 5
-read_bytes: 77824
-write_bytes: 28672
+read_bytes: 0
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 9102797770
-wchar: 13650
-syscr: 8901
+rchar: 12003159125
+wchar: 13652
+syscr: 11687
 syscw: 5
-read_bytes: 110592
-write_bytes: 8192
+read_bytes: 405504
+write_bytes: 12288
 cancelled_write_bytes: 0

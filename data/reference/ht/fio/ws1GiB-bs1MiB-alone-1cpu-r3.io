@@ -1,7 +1,7 @@
-rchar: 7659957194
-wchar: 13649
-syscr: 7523
+rchar: 11118160981
+wchar: 13656
+syscr: 10843
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 14172355527
+rchar: 13115169874
 wchar: 13663
-syscr: 3460239
+syscr: 3202159
 syscw: 5
-read_bytes: 0
-write_bytes: 8192
+read_bytes: 430080
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 14522231751
-wchar: 13661
-syscr: 3545660
+rchar: 12714081362
+wchar: 13663
+syscr: 3104237
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

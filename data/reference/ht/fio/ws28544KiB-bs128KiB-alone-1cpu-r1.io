@@ -1,7 +1,7 @@
-rchar: 33427139553
-wchar: 13660
-syscr: 255248
+rchar: 41535253614
+wchar: 13664
+syscr: 317128
 syscw: 5
-read_bytes: 90112
-write_bytes: 8192
+read_bytes: 831488
+write_bytes: 32768
 cancelled_write_bytes: 0

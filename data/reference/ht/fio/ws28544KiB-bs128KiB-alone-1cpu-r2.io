@@ -1,7 +1,7 @@
-rchar: 29533776867
-wchar: 13659
-syscr: 225544
+rchar: 40524950639
+wchar: 13660
+syscr: 309420
 syscw: 5
-read_bytes: 4096
-write_bytes: 12288
+read_bytes: 0
+write_bytes: 8192
 cancelled_write_bytes: 0

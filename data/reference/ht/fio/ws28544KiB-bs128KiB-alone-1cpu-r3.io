@@ -1,7 +1,7 @@
-rchar: 29139381219
-wchar: 13660
-syscr: 222535
+rchar: 42201361520
+wchar: 13661
+syscr: 322210
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 32768
 cancelled_write_bytes: 0

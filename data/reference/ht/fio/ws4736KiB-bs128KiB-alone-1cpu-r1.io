@@ -1,7 +1,7 @@
-rchar: 64823995358
-wchar: 13667
-syscr: 494787
+rchar: 74314001514
+wchar: 13666
+syscr: 567208
 syscw: 5
-read_bytes: 122880
+read_bytes: 241664
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 65898523611
-wchar: 13665
-syscr: 502985
+rchar: 69150813288
+wchar: 13667
+syscr: 527818
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

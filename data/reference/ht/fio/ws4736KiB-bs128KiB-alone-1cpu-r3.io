@@ -1,6 +1,6 @@
-rchar: 48270126045
-wchar: 13657
-syscr: 368491
+rchar: 70389967978
+wchar: 13666
+syscr: 537272
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

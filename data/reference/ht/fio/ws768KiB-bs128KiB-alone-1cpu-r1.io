@@ -1,7 +1,7 @@
-rchar: 70667447236
+rchar: 78359145550
 wchar: 13665
-syscr: 539369
+syscr: 598072
 syscw: 5
-read_bytes: 282624
+read_bytes: 53248
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 66661362645
-wchar: 13666
-syscr: 508803
+rchar: 77558033506
+wchar: 13664
+syscr: 591960
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

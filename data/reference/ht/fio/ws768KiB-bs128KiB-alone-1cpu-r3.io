@@ -1,6 +1,6 @@
-rchar: 69013580759
+rchar: 78572006498
 wchar: 13665
-syscr: 526751
+syscr: 599694
 syscw: 5
 read_bytes: 0
 write_bytes: 8192
