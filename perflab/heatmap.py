@@ -833,7 +833,7 @@ def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto
         if hm.overflow.any() else ""
     notes = "".join(f"<br><sub>{n}</sub>" for n in hm.notes)
     fig.update_layout(title=dict(text=(title or "") + over_note + notes), plot_bgcolor="white",
-                      paper_bgcolor="white", margin=dict(l=90, r=20, t=60, b=50))
+                      paper_bgcolor="white", margin=dict(l=90, r=20, t=60, b=110))
     rows = np.flatnonzero(hm.counts.any(axis=0))
     colsnz = np.flatnonzero(hm.counts.any(axis=1))
     if len(rows) == 0:
@@ -877,7 +877,10 @@ def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto
     heat = go.Heatmap(
         z=z, x=_seconds(np.arange(c0, c1 + 1), hm.col_ms), y=y, customdata=cd,
         colorscale=_COLORSCALE, zmin=0.0, zmax=zmax, hoverongaps=False,
-        colorbar=dict(title=dict(text="I/Os"), tickvals=tickvals, ticktext=ticktext),
+        # below the map, across it: a narrow screen keeps it (a bar at the right is cut off there)
+        colorbar=dict(title=dict(text="I/Os per cell", side="top"), tickvals=tickvals, ticktext=ticktext,
+                      orientation="h", x=0.4, xanchor="center", y=-0.1, yanchor="top", len=0.6,
+                      thickness=12),
         hovertemplate=(f"t: %{{customdata[2]}} s (a {hm.col_s:g} s column)<br>latency: {lat}"
                        "<br>count: %{customdata[0]:,}"
                        "<br>below this bucket's top: %{customdata[1]:.2f}% of the column"

@@ -48,6 +48,11 @@ class Session:
         self._t0 = time.time()
         self.owns_run = False
         self.mystery = None  # a mystery run's perflab.mystery.RunSeal (planted values sealed)
+        import pandas as pd
+
+        # The chapter's tables (checks, sanity findings) are read whole: pandas would cut their text
+        # at 50 characters with "..."; the book's CSS wraps long cells instead.
+        pd.set_option("display.max_colwidth", None)
 
     # -- where things are --
     @property
