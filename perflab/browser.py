@@ -96,9 +96,9 @@ FIGURE_AXES_JS = r"""(() => {
   if (cartesian && points === 0) { out.push(`${name}: no data drawn`); return; }
   // axes that share a range (matches: shared_yaxes in make_subplots) are judged on their data together
   const group = {};
+  const groupOf = (key, ax) => ax.matches ? ax.matches.replace(/^([xy])(\d*)$/, '$1axis$2') : key;
   for (const key in ext) {
-   const ax = ext[key][2];
-   const g = ax.matches ? ax.matches.replace(/^([xy])(\d*)$/, '$1axis$2') : key;
+   const g = groupOf(key, ext[key][2]);
    const e = group[g] || (group[g] = [Infinity, -Infinity]);
    e[0] = Math.min(e[0], ext[key][0]); e[1] = Math.max(e[1], ext[key][1]);
   }
@@ -111,8 +111,7 @@ FIGURE_AXES_JS = r"""(() => {
     out.push(`${name}: ${key} shows ${r0.toPrecision(3)} to ${r1.toPrecision(3)}${unit} but its data run ${lo.toPrecision(3)} to ${hi.toPrecision(3)}`);
    // only a range plotly chose (autorange) can "run past" the data: a range the figure sets (0-100 %CPU)
    // is the author's choice of scale
-   const g = group[ax.matches ? ax.matches.replace(/^([xy])(\d*)$/, '$1axis$2') : key];
-   const [glo, ghi] = g;
+   const [glo, ghi] = group[groupOf(key, ax)];
    if (ax.autorange !== false && ghi > glo && span > 10 * (ghi - glo))
     out.push(`${name}: ${key} runs ${r0.toPrecision(3)} to ${r1.toPrecision(3)}${unit}, more than 10x its data's extent ${glo.toPrecision(3)} to ${ghi.toPrecision(3)}`);
   }

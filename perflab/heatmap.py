@@ -488,59 +488,50 @@ class _Accumulator:
             self.a = new
         self.used = max(self.used, ncol)
 
-    def _span_ok(self, t_ms: np.ndarray, where: str) -> np.ndarray:
-        """Columns of ``t_ms`` after widening the columns as far as the memory cap needs."""
+    def _columns(self, t_ms: np.ndarray, where: str) -> tuple[np.ndarray, np.ndarray]:
+        """Row index of each time (after widening the columns as far as the memory cap needs and
+        making room), and which times to count (those before a fixed origin are not: counted in
+        ``dropped``)."""
         while True:
             col = self._cols(t_ms, where)
-            if self.origin_ms is not None:
-                keep = col >= 0
-                if not keep.all():
-                    self.dropped += int((~keep).sum())
-                    col = np.where(keep, col, -1)
-                if not keep.any():
-                    return col
-                c0, c1 = int(col[keep].min()), int(col.max())
-                lo = 0
-            else:
-                c0, c1 = int(col.min()), int(col.max())
-                lo = c0 if self.base is None else min(self.base, c0)
+            keep = col >= 0 if self.origin_ms is not None else np.ones(len(col), bool)
+            if not keep.any():
+                self.dropped += len(col)
+                return col, keep
+            c0, c1 = int(col[keep].min()), int(col[keep].max())
+            lo = c0 if self.base is None else min(self.base, c0)
             hi = max(c1, (self.base or 0) + self.used - 1)
             if hi - lo + 1 <= self.max_cols:
-                self._place(c0 if self.origin_ms is None else max(c0, 0), c1)
-                return col
+                break
             k = 2
             while (hi // k - lo // k + 1) > self.max_cols:
                 k *= 2
             self._coarsen(k)
+        self.dropped += int((~keep).sum())
+        self._place(c0, c1)
+        return col - self.base, keep
 
     def add_events(self, t_ms: np.ndarray, bucket: np.ndarray, where: str) -> None:
-        """Count events at times ``t_ms`` (ms) in buckets ``bucket`` (modified in place)."""
+        """Count events at times ``t_ms`` (ms) in buckets ``bucket``."""
         if len(t_ms) == 0:
             return
-        col = self._span_ok(t_ms, where)
-        if self.origin_ms is not None and (col < 0).any():
-            keep = col >= 0
+        col, keep = self._columns(t_ms, where)
+        if not keep.all():
             col, bucket = col[keep], bucket[keep]
-            if len(col) == 0:
-                return
-        col = col - self.base
+        if len(col) == 0:
+            return
         c0, c1 = int(col.min()), int(col.max())
-        if c0:
-            col -= c0
-        col *= self.nb
-        bucket += col
-        bc = np.bincount(bucket, minlength=(c1 - c0 + 1) * self.nb)
+        flat = (col - c0) * self.nb + bucket
+        bc = np.bincount(flat, minlength=(c1 - c0 + 1) * self.nb)
         self.a[c0:c1 + 1] += bc.reshape(-1, self.nb)
 
     def add_rows(self, t_ms: np.ndarray, rows: np.ndarray, where: str = "") -> None:
         """Add ``rows[i]`` (counts per bucket, overflow last) at time ``t_ms[i]``."""
         if len(t_ms) == 0:
             return
-        col = self._span_ok(t_ms, where)
-        keep = col >= 0 if self.origin_ms is not None else slice(None)
-        col, rows = col[keep], rows[keep]
-        if len(col):
-            np.add.at(self.a, col - self.base, rows)
+        col, keep = self._columns(t_ms, where)
+        if keep.any():
+            np.add.at(self.a, col[keep], rows[keep])
 
     def origin(self) -> int:
         """The map's t0_ms: the fixed origin, 0 for job-relative logs, else column 0's start."""
