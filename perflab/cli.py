@@ -230,7 +230,9 @@ def _book(m, args) -> int:
 
         src = solutions.stage(m.root, [c.file for c in m.chapters], args.solutions,
                               m.root / "_build" / f".stage-{args.solutions}")
-    cmd = [str(jb), "build", str(src), "--warningiserror", "--keep-going"]
+    # --all: every page is rebuilt, because every page depends on files Sphinx does not see (the
+    # reference runs, the labs' code, book.toml); an unchanged page would keep yesterday's numbers.
+    cmd = [str(jb), "build", str(src), "--all", "--warningiserror", "--keep-going"]
     if args.out or src != m.root:
         cmd += ["--path-output", str(args.out or m.root)]
     r = subprocess.run(cmd, env=env, cwd=m.root)

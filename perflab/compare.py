@@ -15,13 +15,14 @@ import html
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 
 @dataclass(frozen=True)
 class Row:
     label: str          # what the row measures, in the reader's words
     metric: str | None  # key in run.json metrics (None: a 2009-only row)
-    fmt: str = "{}"     # how to show the value (str.format)
+    fmt: str | Callable[[object], str] = "{}"  # how to show the value: str.format, or a function
     published: str = "-"  # the 2009 figure, as the post gives it
 
 
@@ -30,7 +31,7 @@ def _fmt(metrics: dict, row: Row) -> str:
         return "-"
     v = metrics[row.metric]
     try:
-        return row.fmt.format(v)
+        return row.fmt(v) if callable(row.fmt) else row.fmt.format(v)
     except (ValueError, TypeError):
         return str(v)
 
@@ -67,7 +68,21 @@ class Panel:
         return "\n".join(lines)
 
 
-def panel(session, rows: list[Row], source: str, year: int | str = 2009) -> Panel:
+def spread(values: list[dict], row: Row) -> str:
+    """The range of a row's metric over several runs, as "low - high (n runs)"."""
+    xs = [v[row.metric] for v in values if row.metric and v.get(row.metric) is not None]
+    if not xs:
+        return "-"
+    n = f" ({len(xs)} runs)"
+    if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs):
+        lo, hi = _fmt({"x": min(xs)}, Row("", "x", row.fmt)), _fmt({"x": max(xs)}, Row("", "x", row.fmt))
+        return (lo if lo == hi else f"{lo} - {hi}") + n
+    shown = sorted({_fmt({"x": x}, Row("", "x", row.fmt)) for x in xs})
+    return " / ".join(shown) + n
+
+
+def panel(session, rows: list[Row], source: str, year: int | str = 2009,
+          repeats: list[dict] | None = None) -> Panel:
     ref = reference_metrics(session.reference_dir())
     columns, cols_vals = [], []
     if session.live:
@@ -79,7 +94,12 @@ def panel(session, rows: list[Row], source: str, year: int | str = 2009) -> Pane
         columns.append(f"reference run ({doc.get('preset')}, {when})")
         # In the book (reference mode) the values are the ones the chapter just recomputed from the
         # reference's raw data, not the numbers run.json kept from when it was recorded.
-        cols_vals.append([_fmt(metrics if session.live else session.metrics, r) for r in rows])
+        ref_now = metrics if session.live else session.metrics
+        cols_vals.append([_fmt(ref_now, r) for r in rows])
+        if repeats:
+            # the reference and its repeats: the same preset, commit and machine, run again
+            columns.append("range over the reference's runs")
+            cols_vals.append([spread([ref_now, *repeats], r) for r in rows])
     columns.append(f"{year} (published)")
     cols_vals.append([r.published for r in rows])
     values = [list(v) for v in zip(*cols_vals)]

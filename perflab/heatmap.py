@@ -546,7 +546,7 @@ class _Accumulator:
                        f"{self.col_ms0 / 1000:g} s) to keep the map under "
                        f"{self.max_cols * self.nb * 8 >> 20} MiB")
         if self.dropped:
-            out.append(f"{self.dropped:,} I/Os before the chosen time origin not counted")
+            out.append(f"{self.dropped:,} I/Os logged before the map's t = 0 (the start it was given) not drawn")
         return out
 
     def result(self, buckets: Buckets, trim_linear: bool):
@@ -796,7 +796,7 @@ _COLORSCALE = [[0.0, "#fdbb84"], [0.25, "#fc8d59"], [0.5, "#ef6548"], [0.75, "#d
 
 def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto",
            companion: bool = True, t_range: tuple[float, float] | None = None,
-           y_max_ns: int | None = None):
+           y_max_ns: int | None = None, max_count: int | None = None):
     """The heat map as a plotly Figure.
 
     x is time (s), y the latency buckets, colour the count on a log10 scale (colour-bar
@@ -812,34 +812,40 @@ def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto
     the distribution over ``t_range`` (seconds, default the whole run; shaded on the map).
     ``y_max_ns`` draws the rows up to the one holding that latency only (for a shape that a
     few rare slow I/Os would squash into the bottom of the axis); the title says how many
-    I/Os are above it and not drawn.
+    I/Os are above it and not drawn.  ``max_count`` fixes the top of the colour scale (maps meant
+    to be compared side by side share one scale; default: this map's busiest cell).  A linear
+    latency axis that does not start at 0 says where it starts in its title.
     """
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
     ncols = 2 if companion else 1
-    fig = make_subplots(rows=1, cols=ncols, shared_yaxes=True, horizontal_spacing=0.015,
-                        column_widths=[0.8, 0.2] if companion else [1.0])
-    over_note = f" ({int(hm.overflow.sum()):,} I/Os at or above {_fmt_ns(hm.edges_ns[-1])} not drawn)" \
-        if hm.overflow.any() else ""
-    notes = "".join(f"<br><sub>{n}</sub>" for n in hm.notes)
-    fig.update_layout(title=dict(text=(title or "") + over_note + notes), plot_bgcolor="white",
-                      paper_bgcolor="white", margin=dict(l=90, r=20, t=60, b=110))
+    # room between the map and its side panel, for the map's last time tick
+    fig = make_subplots(rows=1, cols=ncols, shared_yaxes=True, horizontal_spacing=0.04,
+                        column_widths=[0.78, 0.22] if companion else [1.0])
     rows = np.flatnonzero(hm.counts.any(axis=0))
     colsnz = np.flatnonzero(hm.counts.any(axis=1))
+    notes = list(hm.notes)
+    r0 = int(rows[0]) if len(rows) else 0
+    r1 = int(rows[-1]) + 1 if len(rows) else 0
+    # I/Os above the drawn rows: those past the last bucket edge, and those y_max_ns leaves out (one note)
+    above, above_ns = int(hm.overflow.sum()), int(hm.edges_ns[-1])
+    if y_max_ns is not None and len(rows):
+        cut = int(np.searchsorted(hm.edges_ns, y_max_ns, side="right"))   # rows below y_max_ns's bucket end
+        if r0 < cut < r1:
+            above += int(hm.counts[:, cut:r1].sum())
+            above_ns, r1 = int(hm.edges_ns[cut]), cut
+    if above:
+        notes.append(f"{above:,} I/Os ({100 * above / max(hm.total, 1):.2g}%) at or above "
+                     f"{_fmt_ns(above_ns)} are above the drawn rows")
+    fig.update_layout(title=dict(text=(title or "") + "".join(f"<br><sub>{n}</sub>" for n in notes)),
+                      plot_bgcolor="white", paper_bgcolor="white",
+                      # each note is a line under the title: the plot starts below the last one
+                      margin=dict(l=90, r=20, t=60 + 20 * len(notes), b=110))
     if len(rows) == 0:
         fig.add_annotation(text="no I/Os in range", showarrow=False, xref="paper", yref="paper",
                            x=0.5, y=0.5)
         return fig
-    r0, r1 = int(rows[0]), int(rows[-1]) + 1
-    if y_max_ns is not None:
-        cut = int(np.searchsorted(hm.edges_ns, y_max_ns, side="right"))   # rows below y_max_ns's bucket end
-        if r0 < cut < r1:
-            hidden = int(hm.counts[:, cut:r1].sum())
-            r1 = cut
-            fig.update_layout(title=dict(text=fig.layout.title.text + f"<br><sub>{hidden:,} I/Os above "
-                                         f"{_fmt_ns(int(hm.edges_ns[cut]))} not drawn "
-                                         f"({100 * hidden / max(hm.total, 1):.2f}%)</sub>"))
     c0, c1 = int(colsnz[0]), int(colsnz[-1]) + 1
     block = hm.counts[c0:c1, r0:r1].T            # [rows, columns]
     col_tot = hm.column_totals()[c0:c1]
@@ -863,7 +869,7 @@ def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto
         lat = f"%{{customdata[3]:.4~g}}-%{{customdata[4]:.4~g}} {u}"
     else:
         y, ytitle, lat = labels, "latency bucket", "%{y}"
-    zmax = max(float(np.nanmax(z)), 1.0)
+    zmax = max(float(np.nanmax(z)), 1.0) if max_count is None else max(math.log10(max(max_count, 1)), 1.0)
     tickvals, ticktext = _count_ticks(zmax)
     heat = go.Heatmap(
         z=z, x=_seconds(np.arange(c0, c1 + 1), hm.col_ms), y=y, customdata=cd,
@@ -879,11 +885,22 @@ def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto
         name="I/Os")
     fig.add_trace(heat, row=1, col=1)
     fig.update_xaxes(title_text="time (s)", showgrid=False, row=1, col=1)
+    height = int(min(1000, max(380, 16 * (r1 - r0) + 140)))
     if not linear:
+        # Rows labelled at a steady step that leaves each label room (plotly thins a crowded category
+        # axis by itself, at an uneven step): every row while rows are 14 px or more, else every k-th.
+        px = (height - 60 - 20 * len(notes) - 110) / max(1, r1 - r0)
+        step = max(1, math.ceil(14 / max(px, 1e-9)))
+        shown = labels[::step]
         fig.update_yaxes(type="category", categoryorder="array", categoryarray=labels,
-                         title_text=ytitle, showgrid=False, row=1, col=1)
+                         tickmode="array", tickvals=shown, ticktext=shown, tickfont=dict(size=10),
+                         title_text=ytitle + (f" (one row in {step} labelled)" if step > 1 else ""),
+                         showgrid=False, row=1, col=1)
     else:
-        fig.update_yaxes(title_text=ytitle, showgrid=False, row=1, col=1)
+        # the drawn rows only (an empty band from 0 would squash the shape), and the title says where
+        # the axis starts when that is not 0
+        start = f", from {_num(float(y[0]), 3)}" if y[0] > 0 else ""
+        fig.update_yaxes(title_text=f"latency ({u}{start})", showgrid=False, row=1, col=1)
     if companion:
         t_from, t_to = t_range if t_range is not None else (None, None)
         dist = hm.distribution(t_from, t_to).iloc[r0:r1]
@@ -903,7 +920,7 @@ def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto
         if t_range is not None:
             fig.add_vrect(x0=t_range[0], x1=t_range[1], fillcolor="#888", opacity=0.12,
                           line_width=0, row=1, col=1)
-    fig.update_layout(height=int(min(1000, max(380, 16 * (r1 - r0) + 140))), bargap=0.05)
+    fig.update_layout(height=height, bargap=0.05)
     return fig
 
 

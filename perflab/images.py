@@ -3,16 +3,19 @@
 When no registry answers, scripts/bootstrap-base-image.sh makes the base image locally
 (debootstrap, then `docker import` under the same tag) and the same Dockerfiles build on top.
 Also reports an image's id, for provenance.
+
+Inspection and pruning go through the Docker SDK. Building stays with the `docker build` command:
+the SDK's build drives the engine's legacy builder and hands back a stream to parse, where the
+command builds as a reader would by hand and prints the error a Dockerfile author expects.
 """
 from __future__ import annotations
-
-from .errors import Failed
 
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from .errors import Failed
 from .manifest import Manifest
 
 BASE = "debian:bookworm-slim"
@@ -60,20 +63,39 @@ def build(m: Manifest, names: list[str] | None = None, quiet: bool = True) -> di
             raise Failed(f"docker build of {im.tag} failed (its last lines follow)\n{tail}")
         out[name] = image_id(im.tag)
     # A rebuild leaves the previous image untagged: remove ours (labelled), and only those.
-    subprocess.run([docker_bin(), "image", "prune", "-f", "--filter", "label=org.perflab.image"],
-                   capture_output=True)
+    client = _client()
+    if client is not None:
+        client.images.prune(filters={"dangling": True, "label": "org.perflab.image"})
     return out
 
 
+def _client():
+    from .resources import docker_client
+
+    return docker_client()
+
+
+def _image(tag: str):
+    """The engine's image of that tag, or None (no such image, or no engine)."""
+    import docker
+
+    client = _client()
+    if client is None:
+        return None
+    try:
+        return client.images.get(tag)
+    except docker.errors.ImageNotFound:
+        return None
+
+
 def image_id(tag: str) -> str | None:
-    r = subprocess.run([docker_bin(), "image", "inspect", "-f", "{{.Id}}", tag], capture_output=True, text=True)
-    return r.stdout.strip() if r.returncode == 0 else None
+    im = _image(tag)
+    return im.id if im is not None else None
 
 
 def _label(tag: str, key: str) -> str | None:
-    r = subprocess.run([docker_bin(), "image", "inspect", "-f", "{{index .Config.Labels \"" + key + "\"}}", tag],
-                       capture_output=True, text=True)
-    return r.stdout.strip() if r.returncode == 0 else None
+    im = _image(tag)
+    return (im.labels or {}).get(key) if im is not None else None
 
 
 def missing(m: Manifest, names: list[str]) -> list[str]:

@@ -5,9 +5,10 @@ tests/test_manifest.py fails when they drift from book.toml (`scripts/perflab bo
 """
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
+
+import yaml
 
 from .manifest import Manifest
 
@@ -25,33 +26,20 @@ div.perflab-compare td { font-variant-numeric: tabular-nums; text-align: right; 
 /* Tables from notebooks (checks, sanity findings): long text wraps, and a table wider than the
    screen scrolls sideways inside its cell output instead of being cut off. */
 div.cell_output table { display: block; max-width: 100%; overflow-x: auto; }
-div.cell_output table td, div.cell_output table th { white-space: normal; vertical-align: top; }
+div.cell_output table td, div.cell_output table th { white-space: normal; vertical-align: top;
+                                                     padding: 0.15em 0.5em; }
 div.cell_output .plotly-graph-div { max-width: 100%; }
+/* Printed output (traces, stacks, listings) wraps on a narrow screen instead of running off it. */
+div.cell_output pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 """
 EXCLUDE = [".venv/**", ".pytest_cache/**", ".git/**", ".ci/**", "perflab/**", "perflab.egg-info/**", "_build/**", "data/**", "labs/**", "containers/**", "tests/**",
            "benchmarks/**", "scripts/**", "slowdisk/**", "README.md", "test-artifacts/**", "**.ipynb_checkpoints"]
 
 
-def _yaml(obj, indent=0) -> str:
-    """A small YAML emitter for the plain dicts/lists/scalars below (JSON scalars are valid YAML)."""
-    pad = "  " * indent
-    lines = []
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            if isinstance(v, (dict, list)) and v:
-                lines.append(f"{pad}{k}:")
-                lines.append(_yaml(v, indent + 1))
-            else:
-                lines.append(f"{pad}{k}: {json.dumps(v) if v != {} else '{}'}")
-    elif isinstance(obj, list):
-        for v in obj:
-            if isinstance(v, dict):
-                inner = _yaml(v, indent + 1).splitlines()
-                lines.append(f"{pad}- {inner[0].strip()}")
-                lines += inner[1:]
-            else:
-                lines.append(f"{pad}- {json.dumps(v)}")
-    return "\n".join(lines)
+def _yaml(obj) -> str:
+    """YAML text of plain dicts/lists/scalars, keys in the order given (PyYAML, which Jupyter Book
+    itself uses to read the file)."""
+    return yaml.safe_dump(obj, sort_keys=False, default_flow_style=False, allow_unicode=True).rstrip("\n")
 
 
 def config(m: Manifest) -> dict:

@@ -84,6 +84,9 @@ class Lab:
     params: dict[str, Param]
     presets: dict[str, dict[str, object]]
     disk: dict[str, float] = field(default_factory=dict)
+    # how many runs of the full preset `perflab references` records (the first is the chapter's
+    # reference; the others, under repeats/, let the chapter show the spread of its own result)
+    reference_runs: int = 1
 
     def load_module(self) -> ModuleType:
         """Import the lab's module (labs/<name>/lab.py) under the name `perflab_lab_<name>`."""
@@ -151,8 +154,9 @@ SCHEMA = _table(["book"], ["book", "budget", "chapters", "images", "labs"], {
         "tag", "context", "dockerfile", "inputs", "description"])},
     "labs": {"type": "object", "additionalProperties": _table(["chapter", "module", "presets"], [
         "title", "chapter", "module", "jobs", "images", "requires", "description", "disk", "params",
-        "presets", "mystery"], {"params": {"type": "object", "additionalProperties": _table(
-            ["type", "default"], sorted(_PARAM_KEYS))}})},
+        "presets", "mystery", "reference_runs"], {
+            "params": {"type": "object", "additionalProperties": _table(["type", "default"], sorted(_PARAM_KEYS))},
+            "reference_runs": {"type": "integer", "minimum": 1, "maximum": 10}})},
 })
 
 
@@ -228,6 +232,7 @@ def load(root: Path | None = None) -> Manifest:
             images=list(lb.get("images", [])), requires=list(lb.get("requires", [])),
             description=lb.get("description", ""), params=params, presets=presets,
             disk={k: float(v) for k, v in lb.get("disk", {}).items()},
+            reference_runs=int(lb.get("reference_runs", 1)),
         )
     m = Manifest(root, book, raw.get("budget", {}), chapters, labs, images)
     _check(m)

@@ -11,6 +11,11 @@ from the recorded one (perflab.session), which catches a change there that matte
     scripts/perflab references                  # re-record every lab's reference (full preset)
     scripts/perflab references logzilla l2arc   # ... or these
 
+A lab whose book.toml sets `reference_runs = N` gets N - 1 more runs of the same preset from the
+same commit under data/reference/<lab>/repeats/<k>/, kept whatever their checks say, so that its
+chapter can show the spread of its own result (Session.repeat_dirs and the compare panel's
+`repeats`).
+
 Re-recording refuses a dirty tree (changes under data/reference/ aside: the references being
 written are the command's own output), runs one lab after another (one lab at a time per machine)
 and says how long each took.
@@ -65,6 +70,31 @@ def staleness(m: Manifest, lab: Lab) -> list[str]:
     elif diff.stdout.strip():
         files = diff.stdout.split()
         out.append(f"changed since {sha[:10]}: {', '.join(files[:6])}" + (" ..." if len(files) > 6 else ""))
+    return out + _repeat_staleness(m, lab, sha)
+
+
+def repeat_dirs(reference_dir: Path) -> list[Path]:
+    """The recorded repeats of a reference (data/reference/<lab>/repeats/<k>/), in order of k."""
+    root = Path(reference_dir) / "repeats"
+    found = [d for d in root.iterdir() if d.is_dir() and d.name.isdigit()] if root.is_dir() else []
+    return sorted(found, key=lambda d: int(d.name))
+
+
+def _repeat_staleness(m: Manifest, lab: Lab, sha: str) -> list[str]:
+    want = lab.reference_runs - 1
+    reps = repeat_dirs(m.root / "data" / "reference" / lab.name)
+    out = []
+    if len(reps) != want:
+        out.append(f"{len(reps)} repeat run(s) recorded, book.toml asks for {want} (reference_runs = "
+                   f"{lab.reference_runs})")
+    for d in reps:
+        f = d / "run.json"
+        doc = json.loads(f.read_text()) if f.exists() else {}
+        prov = doc.get("provenance", {})
+        if doc.get("status") != "complete" or prov.get("git_dirty") is not False or prov.get("git_sha") != sha:
+            out.append(f"repeat {d.name} is not a complete run from the reference's clean commit "
+                       f"(status {doc.get('status')!r}, commit {str(prov.get('git_sha'))[:10]}, "
+                       f"git_dirty {prov.get('git_dirty')})")
     return out
 
 
@@ -91,9 +121,19 @@ def record(m: Manifest, labs: list[str] | None = None, out=sys.stderr) -> int:
         print(f"perflab references: {i}/{len(names)} {n} ({PRESET})", file=out, flush=True)
         t = time.time()
         rc = runner.run(m, n, PRESET, [], record=True, quiet=True)
-        times[n] = time.time() - t
-        print(f"perflab references: {n}: exit {rc} in {times[n]:.0f} s"
+        print(f"perflab references: {n}: exit {rc} in {time.time() - t:.0f} s"
               + ("" if rc == 0 else " (not recorded; its run directory is the line above)"), file=out, flush=True)
+        # the repeats: the same preset from the same commit, kept whatever their checks say
+        runs = m.lab(n).reference_runs if rc == 0 else 1
+        for k in range(2, runs + 1):
+            t_k = time.time()
+            rc_k = runner.run(m, n, PRESET, [], record=True, quiet=True, repeat=k)
+            print(f"perflab references: {n}: repeat {k}/{runs}: exit {rc_k} in {time.time() - t_k:.0f} s"
+                  + (" (not recorded)" if rc_k not in (0, runner.EXIT_CHECK) else ""), file=out, flush=True)
+            if rc_k not in (0, runner.EXIT_CHECK):
+                rc = rc_k
+                break
+        times[n] = time.time() - t
         if rc == runner.EXIT_INTERRUPTED:
             return rc
         if rc != 0:

@@ -92,7 +92,11 @@ def _stop(proc: subprocess.Popen, run_dir: Path, stop: _Interrupt) -> None:
 
 
 def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: bool = False,
-        quiet: bool = False, variant: str | None = None) -> int:
+        quiet: bool = False, variant: str | None = None, repeat: int | None = None) -> int:
+    """Run a lab (validated, under the machine lock). `record`: keep a completed run with every
+    check passed as the chapter's reference; with `repeat` = k (>= 2), keep any completed run as
+    the reference's repeat k instead (data/reference/<lab>/repeats/<k>/), failed checks and all:
+    a repeat is there to show the spread of the result, not to be chosen."""
     lab = m.lab(lab_name)
     v = None
     if variant:  # a mystery variant (perflab.mystery): its preset and sealed values, its notebook
@@ -111,7 +115,7 @@ def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: b
               file=sys.stderr)
 
     with resources.machine_lock(f"{lab.name} {preset}", None if quiet else waiting):
-        return _run_locked(m, lab, preset, values, record, quiet, v)
+        return _run_locked(m, lab, preset, values, record, quiet, v, repeat)
 
 
 def dry_run(m: Manifest, lab_name: str, preset: str, overrides: list[str], variant: str | None = None,
@@ -164,7 +168,7 @@ def _variant(m: Manifest, lab: Lab, path: str, overrides: list[str], record: boo
 
 
 def _run_locked(m: Manifest, lab: Lab, preset: str, values: dict, record: bool, quiet: bool,
-                variant=None) -> int:
+                variant=None, repeat: int | None = None) -> int:
     missing = images.missing(m, lab.images)
     if missing:
         print(f"perflab: building missing or out-of-date images {', '.join(missing)}", file=sys.stderr)
@@ -241,7 +245,10 @@ def _run_locked(m: Manifest, lab: Lab, preset: str, values: dict, record: bool, 
     _summary(doc, run_dir, quiet)
     if rc == EXIT_OK and failed_checks:
         rc = EXIT_CHECK
-    if rc == EXIT_OK and record:
+    if record and repeat and rc in (EXIT_OK, EXIT_CHECK):
+        dst = record_reference(m, lab, run_dir, slot=f"repeats/{repeat}")
+        print(f"perflab: recorded as repeat {repeat} of the reference in {dst.relative_to(m.root)}", file=sys.stderr)
+    elif rc == EXIT_OK and record:
         dst = record_reference(m, lab, run_dir)
         print(f"perflab: recorded as the reference run in {dst.relative_to(m.root)}", file=sys.stderr)
     print(run_dir)
@@ -279,12 +286,15 @@ REFERENCE_SKIP = {"notebook.input.ipynb", "papermill-params.json", resources.OWN
                   "papermill.log", "progress.jsonl"}
 
 
-def record_reference(m: Manifest, lab: Lab, run_dir: Path) -> Path:
-    """Copy a completed run to data/reference/<lab>/: raw fio data and provenance, without the
-    executed notebook and figures (the book regenerates them); large text logs are gzipped."""
+def record_reference(m: Manifest, lab: Lab, run_dir: Path, slot: str | None = None) -> Path:
+    """Copy a completed run to data/reference/<lab>/ (or its `slot`, e.g. repeats/2/): raw fio data
+    and provenance, without the executed notebook and figures (the book regenerates them); large
+    text logs are gzipped. Recording the reference itself drops its old repeats with it."""
     import gzip
 
     dst = m.root / "data" / "reference" / lab.name
+    if slot:
+        dst = dst / slot
     tmp = dst.with_name(dst.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     for src in sorted(run_dir.rglob("*")):

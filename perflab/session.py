@@ -71,6 +71,13 @@ class Session:
             return None
         return open(self.lab.name, run=REFERENCE, root=self.manifest.root)
 
+    def repeat_dirs(self) -> list[Path]:
+        """The reference's recorded repeats (book.toml `reference_runs`): run directories of the same
+        preset from the same commit, for the chapter to recompute its result from each."""
+        from .reference import repeat_dirs
+
+        return repeat_dirs(self.reference_dir())
+
     def module(self):
         return self.lab.load_module()
 
@@ -137,12 +144,13 @@ class Session:
 
         return show(fig)
 
-    def compare(self, rows, source: str, year: int | str = 2009):
+    def compare(self, rows, source: str, year: int | str = 2009, repeats: list[dict] | None = None):
         """The "your run vs reference vs 2009" panel (perflab.compare): rows are compare.Row or
-        (label, metric, fmt, published) tuples."""
+        (label, metric, fmt, published) tuples. `repeats`: the metrics recomputed from each of the
+        reference's repeats (repeat_dirs()); the panel adds their range."""
         from .compare import Row, panel
 
-        return panel(self, [r if isinstance(r, Row) else Row(*r) for r in rows], source, year)
+        return panel(self, [r if isinstance(r, Row) else Row(*r) for r in rows], source, year, repeats)
 
     def sanity_findings(self) -> list:
         """The benchmarking-trap warnings of this run (perflab.sanity, chapters/benchmarking.md):
@@ -163,7 +171,7 @@ class Session:
 
             print(f"Sanity warnings ({len(findings)}): traps this run may have fallen into (see "
                   "'Benchmarking without fooling yourself')")
-            display(sanity.table(findings))
+            display(_table(sanity.table(findings)))
         return findings
 
     def finish(self):
@@ -171,7 +179,10 @@ class Session:
         its data does not show). In live mode the runner turns a failed check into its exit code."""
         import pandas as pd
 
-        df = pd.DataFrame(self.checks, columns=["name", "passed", "value", "expected"])
+        df = pd.DataFrame({"check": [c["name"] for c in self.checks],
+                           "result": ["pass" if c["passed"] else "FAIL" for c in self.checks],
+                           "value": [_shown(c["value"]) for c in self.checks],
+                           "expected": [c["expected"] for c in self.checks]})
         failed = [c["name"] for c in self.checks if not c["passed"]]
         self.sanity_findings()
         if self.ledger:
@@ -190,7 +201,7 @@ class Session:
                 raise CheckFailed("the reference's recorded checks differ from the ones recomputed from its "
                                   "raw data (re-record it: scripts/perflab references " + self.lab.name
                                   + "): " + "; ".join(drift))
-        return df
+        return _table(df)
 
     def recorded_drift(self) -> list[str]:
         """Reference mode: how the checks recomputed now differ from the ones recorded in run.json
@@ -208,6 +219,22 @@ class Session:
             elif not _same(a["value"], b["value"]):
                 out.append(f"'{n}' is {a['value']!r} now, {b['value']!r} when recorded")
         return out
+
+
+def _table(df):
+    """A table as the book shows it: no index column, styled like pandas' own tables."""
+    return df.style.hide(axis="index").set_table_attributes('class="dataframe"')
+
+
+def _shown(v) -> str:
+    """A check's value as the checks table shows it: 4 significant digits, lists as lists."""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    if isinstance(v, (list, tuple)):
+        return ", ".join(_shown(x) for x in v) or "(none)"
+    return "-" if v is None else str(v)
 
 
 def _same(a, b, rel: float = 1e-6) -> bool:

@@ -173,6 +173,44 @@ def test_sigkill_then_clean_removes_what_is_labelled_or_recorded(docker_ok, arti
     assert_nothing_left(artifacts)
 
 
+# A signal at a random moment of a run (before its containers exist, while they start, mid-run, while it
+# cleans up): whatever the moment, nothing is left behind and the run is never marked complete. The
+# moment is drawn from PERFLAB_TEST_SEED (default: the clock) and written to the artifacts, so that
+# a failure can be replayed.
+RANDOM_CASES = [("heatmaps", signal.SIGINT), ("logzilla", signal.SIGTERM), ("l2arc", signal.SIGTERM),
+                ("jbod", signal.SIGKILL)]
+
+
+@pytest.mark.parametrize("lab,sig", RANDOM_CASES, ids=[f"{lab}-{sig.name}" for lab, sig in RANDOM_CASES])
+def test_interrupted_at_a_random_moment_leaves_nothing(docker_ok, artifacts, lab, sig):
+    import os
+    import random
+
+    seed = int(os.environ.get("PERFLAB_TEST_SEED") or time.time_ns() % 10**9)
+    delay = random.Random(f"{seed}-{lab}").uniform(0.2, 25.0)
+    before = {p.name for p in run_dirs()}
+    p = _start(lab)
+    time.sleep(delay)
+    p.send_signal(sig)
+    out, err = p.communicate(timeout=240)
+    keep(artifacts, "interrupted-random.txt", f"PERFLAB_TEST_SEED={seed}: {sig.name} after {delay:.2f} s\n"
+         f"exit {p.returncode}\n--- stdout\n{out}\n--- stderr\n{err}")
+    if sig == signal.SIGKILL:
+        r = perflab_cmd("clean")
+        keep(artifacts, "clean.txt", r)
+        assert r.returncode == 0, r.stderr
+    else:
+        # interrupted (130), or finished just before the signal landed (0)
+        assert p.returncode in (0, 130), (p.returncode, err[-2000:])
+    new = [d for d in run_dirs() if d.name not in before]
+    for d in new:
+        f = d / "run.json"
+        if f.exists():
+            status = json.loads(f.read_text())["status"]
+            assert status == ("complete" if p.returncode == 0 else "incomplete"), (d.name, status, delay)
+    assert_nothing_left(artifacts)
+
+
 def test_clean_leaves_unlabelled_objects_alone(docker_ok, artifacts):
     """`perflab clean` removes only what is perflab's: a volume without our labels survives."""
     client = resources.docker_client()

@@ -38,6 +38,6 @@ def test_a_killed_holder_releases_the_lock(tmp_path):
     first = _holder(lock, 60)
     first.kill()
     first.wait()
-    t0 = time.time()
-    with resources.machine_lock("next", path=lock):
-        assert time.time() - t0 < 2
+    notes = []
+    with resources.machine_lock("next", notes.append, path=lock):
+        assert notes == []   # free at once: nobody to wait for

@@ -30,3 +30,39 @@ def test_staleness_names_what_changed(manifest, tmp_path, monkeypatch):
     assert any("uncommitted" in w for w in why) and any("does not have" in w for w in why), why
     shutil.rmtree(fake_root)
     assert reference.staleness(manifest, lab) == [f"no reference run (data/reference/heatmaps/run.json)"]
+
+
+def test_repeats_are_part_of_the_reference(manifest, tmp_path, monkeypatch):
+    """A lab with reference_runs = N is stale until N - 1 repeats from the reference's own clean commit
+    are recorded; a repeat from another commit, or a dirty one, is named."""
+    import dataclasses
+    import json
+    import shutil
+
+    lab = dataclasses.replace(manifest.lab("dedup"), reference_runs=3)
+    src = manifest.root / "data" / "reference" / "dedup"
+    fake = tmp_path / "root"
+    shutil.copytree(src, fake / "data" / "reference" / "dedup")
+    monkeypatch.setattr(manifest, "root", fake)
+    sha = json.loads((src / "run.json").read_text())["provenance"]["git_sha"]
+    why = reference._repeat_staleness(manifest, lab, sha)
+    assert any("0 repeat run(s) recorded, book.toml asks for 2" in w for w in why), why
+    for k, (dirty, at) in {2: (False, sha), 3: (True, sha)}.items():
+        d = fake / "data" / "reference" / "dedup" / "repeats" / str(k)
+        shutil.copytree(src, d)
+        doc = json.loads((d / "run.json").read_text())
+        doc["provenance"].update(git_dirty=dirty, git_sha=at)
+        (d / "run.json").write_text(json.dumps(doc))
+    why = reference._repeat_staleness(manifest, lab, sha)
+    assert len(why) == 1 and why[0].startswith("repeat 3 is not a complete run"), why
+    assert [d.name for d in reference.repeat_dirs(fake / "data" / "reference" / "dedup")] == ["2", "3"]
+
+
+def test_compare_panel_shows_the_range_over_repeats():
+    from perflab.compare import Row, spread
+
+    runs = [{"r": 1.97}, {"r": 2.31}, {"r": 1.88}, {"r": None}]
+    assert spread(runs, Row("gap", "r", "{:.2f}x")) == "1.88x - 2.31x (3 runs)"
+    assert spread([{"r": 2.0}, {"r": 2.0}], Row("gap", "r", "{:.1f}x")) == "2.0x (2 runs)"
+    assert spread([{"s": [2, 5]}, {"s": [2, 5]}, {"s": [3, 5]}], Row("found", "s")) == "[2, 5] / [3, 5] (3 runs)"
+    assert spread([{}], Row("gap", "r")) == "-"

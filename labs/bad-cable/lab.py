@@ -654,9 +654,11 @@ def fig_ops(d: dict, stacked: bool):
     order = list(ops.mean().sort_values(ascending=False).index)
     colours = dict(zip(sorted(ops.columns), _palette(len(ops.columns))))
     fig = go.Figure()
+    k = tl["bad_client"]
     for j in order:
+        # As lines the good clients overlap by design (they read alike): the bad one is drawn thick, in front.
         kw = {"stackgroup": "ops", "line": {"width": 0.5, "color": colours[j]}} if stacked else \
-             {"line": {"width": 1.5, "color": colours[j]}}
+             {"line": {"width": 3 if j == k else 1.2, "color": colours[j]}, "opacity": 1 if j == k else 0.75}
         fig.add_scatter(x=ops.index - t0, y=ops[j], mode="lines", name=tl["clients"][str(j)]["host"], **kw)
     _phase_line(fig, tl, t0)
     fig.update_layout(title="NFS reads per second by client" + (" (stacked)" if stacked else " (lines)"),
@@ -703,8 +705,10 @@ def fig_cost(c: dict):
     import plotly.graph_objects as go
 
     w = c["windows"]
-    fig = go.Figure(go.Bar(x=[f"{i + 1}: {x}" for i, x in enumerate(w["collection"])], y=w["bytes_s"] / 1e6,
+    mb_s = w["bytes_s"] / 1e6
+    fig = go.Figure(go.Bar(x=[f"{i + 1}: {x}" for i, x in enumerate(w["collection"])], y=mb_s,
+                           text=[f"{v:,.0f}" for v in mb_s], textposition="auto",
                            marker_color=["#1f77b4" if x == "on" else "#aec7e8" for x in w["collection"]]))
     fig.update_layout(title="Unshaped links: throughput with per-client collection off and on",
-                      xaxis_title="window: per-client collection", yaxis_title="MB/s", height=300)
+                      xaxis_title="window: per-client collection", yaxis_title="MB/s", height=360)
     return fig

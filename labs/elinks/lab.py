@@ -599,7 +599,7 @@ def fig_bars(counts: pd.Series, seconds: float, title: str, label: str, highligh
     fig = go.Figure(go.Bar(x=c.values / seconds, y=names, orientation="h", marker_color=colours,
                            hovertemplate="%{y}: %{x:.1f} requests/s<extra></extra>"))
     fig.update_layout(title=title, xaxis_title="requests/s", yaxis_title=label,
-                      height=160 + 28 * len(c), margin={"l": 10})
+                      height=max(280, 160 + 28 * len(c)), margin={"l": 10})
     return fig
 
 
@@ -622,7 +622,7 @@ def fig_client_opens(d: dict):
         ps = b["per_second"][b["per_second"]["path"].fillna("").str.endswith(FORMHIST)]
         # each count covers the second that ends at its time stamp
         fig.add_scatter(x=ps["t"] - t0 - 0.5, y=ps["count"], mode="markers", name="bpftrace: openat() by file",
-                        marker={"color": "black", "size": 8, "symbol": "x"})
+                        marker={"color": "black", "size": 7, "symbol": "x-thin", "line": {"width": 2}})
     fig.add_hline(y=tl["open_rate"], line_dash="dot", annotation_text=f"open_rate = {tl['open_rate']:g}/s")
     fig.update_layout(title="Desktop: opens of .elinks/formhist per second", xaxis_title="time (s)",
                       yaxis_title="opens/s", height=360, barmode="overlay")
@@ -638,8 +638,10 @@ def fig_network(d: dict):
     net = d["net"][k]
     dt = net["t"].diff()
     fig = go.Figure()
-    for col, name in (("rx_packets", "read (received)"), ("tx_packets", "write (sent)")):
-        fig.add_scatter(x=net["t"] - t0, y=net[col].diff() / dt, mode="lines+markers", name=f"{name} packets/s")
+    # The two directions nearly coincide (a request out, a reply in): solid vs dashed keeps both visible.
+    for col, name, style in (("rx_packets", "read (received)", dict(width=3)),
+                             ("tx_packets", "write (sent)", dict(width=2, dash="dash"))):
+        fig.add_scatter(x=net["t"] - t0, y=net[col].diff() / dt, mode="lines", line=style, name=f"{name} packets/s")
     _switch_line(fig, tl, t0)
     fig.update_layout(title=f"desk{k}: network packets per second (nicstat's rPk/s, wPk/s)", xaxis_title="time (s)",
                       yaxis_title="packets/s", height=340)

@@ -703,22 +703,29 @@ def _bar_pair(d: dict, series: list[tuple[str, str, dict, object]], title: str):
 
     small, big, bs = _ends(d)
     agg = d["configs"]
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("throughput (GiB/s)", "work (GiB per CPU-second)"))
+    # Stacked, not side by side: two panels of grouped bars do not fit a phone's width.
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
+                        subplot_titles=("throughput (GiB/s)", "work (GiB per CPU-second)"))
     for name, colour, sel, text in series:
         xs, ys, ws, txt = [], [], [], []
         for tag, size in (("cache-resident", small), ("DRAM-sized", big)):
             r = pick(agg, size, bs, **sel)
-            if r is None:
-                continue
             xs.append(f"{fmt_size(size)} ({tag})")
+            if r is None:  # a configuration the lab does not run (or this run skipped): say so on the chart
+                ys.append(0)
+                ws.append(0)
+                txt.append("not measured")
+                continue
             ys.append(r.gib_s)
             ws.append(r.gib_per_cpu_s)
             txt.append(text(r, pick(agg, size, bs)))
-        if not xs:
+        if not any(ys):
             continue
-        fig.add_bar(x=xs, y=ys, name=name, marker_color=colour, text=txt, legendgroup=name, row=1, col=1)
-        fig.add_bar(x=xs, y=ws, name=name, marker_color=colour, legendgroup=name, showlegend=False, row=1, col=2)
-    fig.update_layout(barmode="group", height=420, title=title)
+        fig.add_bar(x=xs, y=ys, name=name, marker_color=colour, text=txt, textposition="outside",
+                    cliponaxis=False, legendgroup=name, row=1, col=1)
+        fig.add_bar(x=xs, y=ws, name=name, marker_color=colour, legendgroup=name, showlegend=False, row=2, col=1)
+    fig.update_layout(barmode="group", height=560, title=title,
+                      legend=dict(orientation="h", yanchor="top", y=-0.08, x=0))
     return fig
 
 
