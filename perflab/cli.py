@@ -12,7 +12,7 @@
     perflab images [NAME...]              build the lab images
     perflab book [--run PRESET] [--out DIR] [--solutions hide|show|strip]  build the HTML book
     perflab book-config [--check]         regenerate _config.yml and _toc.yml from book.toml
-    perflab references [--check] [LAB...] re-record the reference runs from a clean commit (full preset),
+    perflab references [--check|--repeats] [LAB...] re-record the reference runs from a clean commit (full preset),
                                           or say which are stale (exit 1 if any)
 """
 from __future__ import annotations
@@ -72,7 +72,7 @@ def _references(m, args) -> int:
             if not stale:
                 print(f"every reference ({len(args.labs or m.labs)}) is fresh")
             return 1 if stale else 0
-        return reference.record(m, args.labs)
+        return reference.record(m, args.labs, repeats_only=args.repeats)
     except (runner.Refused, manifest_mod.ManifestError) as e:
         print(f"perflab references: refused, nothing was run: {e}", file=sys.stderr)
         return runner.EXIT_REFUSED
@@ -301,6 +301,8 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("references", help="re-record the reference runs (or --check which are stale)")
     p.add_argument("labs", nargs="*", help="these labs only (default: all)")
     p.add_argument("--check", action="store_true", help="only say which references are stale; exit 1 if any")
+    p.add_argument("--repeats", action="store_true",
+                   help="keep each (fresh) reference and record only its repeats (book.toml reference_runs)")
     p.set_defaults(fn=_references)
     p = sub.add_parser("book-config", help="regenerate the Jupyter Book configuration from book.toml")
     p.add_argument("--check", action="store_true")

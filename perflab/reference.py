@@ -10,6 +10,7 @@ from the recorded one (perflab.session), which catches a change there that matte
     scripts/perflab references --check          # which references are stale, and why (exit 1 if any)
     scripts/perflab references                  # re-record every lab's reference (full preset)
     scripts/perflab references logzilla l2arc   # ... or these
+    scripts/perflab references --repeats ht     # keep ht's reference, record its repeats anew
 
 A lab whose book.toml sets `reference_runs = N` gets N - 1 more runs of the same preset from the
 same commit under data/reference/<lab>/repeats/<k>/, kept whatever their checks say, so that its
@@ -23,6 +24,7 @@ and says how long each took.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -53,24 +55,30 @@ def staleness(m: Manifest, lab: Lab) -> list[str]:
     f = m.root / "data" / "reference" / lab.name / "run.json"
     if not f.exists():
         return [f"no reference run ({f.relative_to(m.root)})"]
+    return _run_staleness(m, lab, f) + _repeat_staleness(m, lab)
+
+
+def _run_staleness(m: Manifest, lab: Lab, f: Path, what: str = "") -> list[str]:
+    """Why one recorded run (its run.json) is not the code that ships: not complete, recorded dirty,
+    or at a commit whose lab directory or images differ from today's."""
     doc = json.loads(f.read_text())
     prov = doc.get("provenance", {})
     out = []
     if doc.get("status") != "complete":
-        out.append(f"status {doc.get('status')!r}, not 'complete'")
+        out.append(f"{what}status {doc.get('status')!r}, not 'complete'")
     if prov.get("git_dirty") is not False:
-        out.append(f"recorded from a tree with uncommitted changes (git_dirty: {prov.get('git_dirty')})")
+        out.append(f"{what}recorded from a tree with uncommitted changes (git_dirty: {prov.get('git_dirty')})")
     sha = prov.get("git_sha")
     if not sha or _git(m.root, "cat-file", "-e", f"{sha}^{{commit}}").returncode:
-        out.append(f"recorded at commit {sha}, which this repository does not have")
+        out.append(f"{what}recorded at commit {sha}, which this repository does not have")
         return out
     diff = _git(m.root, "diff", "--name-only", sha, "--", *pathspecs(m, lab))
     if diff.returncode:
-        out.append(f"git diff failed: {diff.stderr.strip()}")
+        out.append(f"{what}git diff failed: {diff.stderr.strip()}")
     elif diff.stdout.strip():
         files = diff.stdout.split()
-        out.append(f"changed since {sha[:10]}: {', '.join(files[:6])}" + (" ..." if len(files) > 6 else ""))
-    return out + _repeat_staleness(m, lab, sha)
+        out.append(f"{what}changed since {sha[:10]}: {', '.join(files[:6])}" + (" ..." if len(files) > 6 else ""))
+    return out
 
 
 def repeat_dirs(reference_dir: Path) -> list[Path]:
@@ -80,7 +88,9 @@ def repeat_dirs(reference_dir: Path) -> list[Path]:
     return sorted(found, key=lambda d: int(d.name))
 
 
-def _repeat_staleness(m: Manifest, lab: Lab, sha: str) -> list[str]:
+def _repeat_staleness(m: Manifest, lab: Lab) -> list[str]:
+    """A repeat is held to the same rule as the reference (keyed by content, not by the commit: a
+    repeat may be recorded later than its reference, from a commit where the lab is the same)."""
     want = lab.reference_runs - 1
     reps = repeat_dirs(m.root / "data" / "reference" / lab.name)
     out = []
@@ -89,12 +99,7 @@ def _repeat_staleness(m: Manifest, lab: Lab, sha: str) -> list[str]:
                    f"{lab.reference_runs})")
     for d in reps:
         f = d / "run.json"
-        doc = json.loads(f.read_text()) if f.exists() else {}
-        prov = doc.get("provenance", {})
-        if doc.get("status") != "complete" or prov.get("git_dirty") is not False or prov.get("git_sha") != sha:
-            out.append(f"repeat {d.name} is not a complete run from the reference's clean commit "
-                       f"(status {doc.get('status')!r}, commit {str(prov.get('git_sha'))[:10]}, "
-                       f"git_dirty {prov.get('git_dirty')})")
+        out += _run_staleness(m, lab, f, f"repeat {d.name}: ") if f.exists() else [f"repeat {d.name}: no run.json"]
     return out
 
 
@@ -103,10 +108,12 @@ def check(m: Manifest, labs: list[str] | None = None) -> dict[str, list[str]]:
     return {n: staleness(m, m.lab(n)) for n in names}
 
 
-def record(m: Manifest, labs: list[str] | None = None, out=sys.stderr) -> int:
+def record(m: Manifest, labs: list[str] | None = None, out=sys.stderr, repeats_only: bool = False) -> int:
     """Re-record the references of `labs` (default: every lab) with the full preset, one after
     another. A lab that does not complete with every check passed keeps its old reference, and the
-    others go on. Returns the exit status of the first such lab, else 0."""
+    others go on. Returns the exit status of the first such lab, else 0. `repeats_only`: keep each
+    reference, and record its repeats anew (a reference that is not fresh is refused: its repeats
+    would describe other code)."""
     from . import runner
 
     names = labs or list(m.labs)
@@ -115,14 +122,26 @@ def record(m: Manifest, labs: list[str] | None = None, out=sys.stderr) -> int:
     if git_state(m.root)["git_dirty"] is not False:
         raise runner.Refused("re-recording references needs a clean tree (commit first): a reference "
                              "names the commit it was recorded from")
+    if repeats_only:
+        for n in names:
+            main = [w for w in staleness(m, m.lab(n)) if not w.startswith("repeat") and "repeat run(s)" not in w]
+            if main:
+                raise runner.Refused(f"{n}: the reference itself is not fresh ({'; '.join(main)}): "
+                                     "re-record it, repeats and all, without --repeats")
     times, failed = {}, {}
     t_all = time.time()
     for i, n in enumerate(names, 1):
-        print(f"perflab references: {i}/{len(names)} {n} ({PRESET})", file=out, flush=True)
+        print(f"perflab references: {i}/{len(names)} {n} ({PRESET}{', repeats' if repeats_only else ''})",
+              file=out, flush=True)
         t = time.time()
-        rc = runner.run(m, n, PRESET, [], record=True, quiet=True)
-        print(f"perflab references: {n}: exit {rc} in {time.time() - t:.0f} s"
-              + ("" if rc == 0 else " (not recorded; its run directory is the line above)"), file=out, flush=True)
+        if repeats_only:
+            shutil.rmtree(m.root / "data" / "reference" / n / "repeats", ignore_errors=True)
+            rc = 0
+        else:
+            rc = runner.run(m, n, PRESET, [], record=True, quiet=True)
+            print(f"perflab references: {n}: exit {rc} in {time.time() - t:.0f} s"
+                  + ("" if rc == 0 else " (not recorded; its run directory is the line above)"), file=out,
+                  flush=True)
         # the repeats: the same preset from the same commit, kept whatever their checks say
         runs = m.lab(n).reference_runs if rc == 0 else 1
         for k in range(2, runs + 1):

@@ -33,8 +33,8 @@ def test_staleness_names_what_changed(manifest, tmp_path, monkeypatch):
 
 
 def test_repeats_are_part_of_the_reference(manifest, tmp_path, monkeypatch):
-    """A lab with reference_runs = N is stale until N - 1 repeats from the reference's own clean commit
-    are recorded; a repeat from another commit, or a dirty one, is named."""
+    """A lab with reference_runs = N is stale until N - 1 repeats are recorded, each held to the
+    reference's rule (clean, from a commit where the lab is what ships); a dirty one is named."""
     import dataclasses
     import json
     import shutil
@@ -43,9 +43,13 @@ def test_repeats_are_part_of_the_reference(manifest, tmp_path, monkeypatch):
     src = manifest.root / "data" / "reference" / "dedup"
     fake = tmp_path / "root"
     shutil.copytree(src, fake / "data" / "reference" / "dedup")
+    real = manifest.root
+    git = reference._git
     monkeypatch.setattr(manifest, "root", fake)
-    sha = json.loads((src / "run.json").read_text())["provenance"]["git_sha"]
-    why = reference._repeat_staleness(manifest, lab, sha)
+    monkeypatch.setattr(reference, "_git", lambda root, *a: git(real, *a))   # the fake root has no .git
+    monkeypatch.setattr(reference, "pathspecs", lambda m, lab: [f"labs/{lab.name}/"])
+    sha = git(real, "rev-parse", "HEAD").stdout.strip()   # a commit whose labs/dedup/ is today's
+    why = reference._repeat_staleness(manifest, lab)
     assert any("0 repeat run(s) recorded, book.toml asks for 2" in w for w in why), why
     for k, (dirty, at) in {2: (False, sha), 3: (True, sha)}.items():
         d = fake / "data" / "reference" / "dedup" / "repeats" / str(k)
@@ -53,8 +57,8 @@ def test_repeats_are_part_of_the_reference(manifest, tmp_path, monkeypatch):
         doc = json.loads((d / "run.json").read_text())
         doc["provenance"].update(git_dirty=dirty, git_sha=at)
         (d / "run.json").write_text(json.dumps(doc))
-    why = reference._repeat_staleness(manifest, lab, sha)
-    assert len(why) == 1 and why[0].startswith("repeat 3 is not a complete run"), why
+    why = reference._repeat_staleness(manifest, lab)
+    assert why == ["repeat 3: recorded from a tree with uncommitted changes (git_dirty: True)"], why
     assert [d.name for d in reference.repeat_dirs(fake / "data" / "reference" / "dedup")] == ["2", "3"]
 
 
