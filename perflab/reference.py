@@ -2,7 +2,8 @@
 
 A reference is fresh when its run.json says it completed from a clean tree (`git_dirty: false`) at
 a commit whose lab directory (`labs/<lab>/`) and lab images' build inputs (book.toml `[images.X]`:
-the Dockerfile and `inputs`) equal today's, the way an execution cache is keyed by content. The
+the Dockerfile and `inputs`) equal today's, with the parameters that the full preset resolves to
+today, the way an execution cache is keyed by content. The
 package's analysis code is not part of the key on purpose: the book recomputes every metric and
 check from the reference's raw data with today's code and fails when a recomputed check differs
 from the recorded one (perflab.session), which catches a change there that matters.
@@ -68,6 +69,7 @@ def _run_staleness(m: Manifest, lab: Lab, f: Path, what: str = "") -> list[str]:
         out.append(f"{what}status {doc.get('status')!r}, not 'complete'")
     if prov.get("git_dirty") is not False:
         out.append(f"{what}recorded from a tree with uncommitted changes (git_dirty: {prov.get('git_dirty')})")
+    out += _param_drift(lab, doc.get("params", {}), what)
     sha = prov.get("git_sha")
     if not sha or _git(m.root, "cat-file", "-e", f"{sha}^{{commit}}").returncode:
         out.append(f"{what}recorded at commit {sha}, which this repository does not have")
@@ -79,6 +81,17 @@ def _run_staleness(m: Manifest, lab: Lab, f: Path, what: str = "") -> list[str]:
         files = diff.stdout.split()
         out.append(f"{what}changed since {sha[:10]}: {', '.join(files[:6])}" + (" ..." if len(files) > 6 else ""))
     return out
+
+
+def _param_drift(lab: Lab, recorded: dict, what: str = "") -> list[str]:
+    """A reference ran with the full preset's parameters as book.toml gives them today (a default
+    or a preset changed there changes the run without touching labs/<lab>/)."""
+    from .params import resolve
+
+    now = json.loads(json.dumps(resolve(lab, PRESET)))   # as run.json stores them
+    diff = [f"{k} {recorded.get(k)!r} (now {now.get(k)!r})" for k in sorted(set(now) | set(recorded))
+            if recorded.get(k) != now.get(k)]
+    return [f"{what}recorded with other parameters: {', '.join(diff)}"] if diff else []
 
 
 def repeat_dirs(reference_dir: Path) -> list[Path]:

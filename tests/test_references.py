@@ -70,3 +70,17 @@ def test_compare_panel_shows_the_range_over_repeats():
     assert spread([{"r": 2.0}, {"r": 2.0}], Row("gap", "r", "{:.1f}x")) == "2.0x (2 runs)"
     assert spread([{"s": [2, 5]}, {"s": [2, 5]}, {"s": [3, 5]}], Row("found", "s")) == "[2, 5] / [3, 5] (3 runs)"
     assert spread([{}], Row("gap", "r")) == "-"
+
+
+def test_a_changed_parameter_makes_a_reference_stale(manifest):
+    """A default or preset changed in book.toml changes the run without touching labs/<lab>/."""
+    import dataclasses
+    import json
+
+    lab = manifest.lab("dedup")
+    recorded = json.loads((manifest.root / "data" / "reference" / "dedup" / "run.json").read_text())["params"]
+    assert reference._param_drift(lab, recorded) == []
+    params = dict(lab.params)
+    params["threads"] = dataclasses.replace(params["threads"], default=params["threads"].default + 1)
+    why = reference._param_drift(dataclasses.replace(lab, params=params), recorded)
+    assert len(why) == 1 and why[0].startswith("recorded with other parameters: threads"), why
