@@ -103,6 +103,19 @@ def panel(session, rows: list[Row], source: str, year: int | str = 2009,
     columns.append(f"{year} (published)")
     cols_vals.append([r.published for r in rows])
     values = [list(v) for v in zip(*cols_vals)]
-    note = ("Ratios are what carry over between machines; absolute numbers belong to the hardware."
+    note = ""
+    if repeats:
+        # the repeats' checks as they recorded them (the chapter recomputes their metrics above)
+        failed = {}
+        for d in session.repeat_dirs():
+            doc = json.loads((d / "run.json").read_text())
+            for c in doc.get("checks", []):
+                if not c["passed"]:
+                    failed.setdefault(c["name"], []).append(d.name)
+        n = len(session.repeat_dirs())
+        note = (f"Every check passed in all {n} repeats of the reference. " if not failed else
+                f"In the reference's {n} repeats, checks that failed: "
+                + "; ".join(f"'{k}' (repeat {', '.join(v)})" for k, v in failed.items()) + ". ")
+    note += ("Ratios are what carry over between machines; absolute numbers belong to the hardware."
             + ("" if session.live else f" Your own run adds a column: scripts/perflab run {session.lab.name} --preset smoke."))
     return Panel(columns, rows, values, source, note)

@@ -1,7 +1,7 @@
-rchar: 79884954704
+rchar: 100094946285
 wchar: 13665
-syscr: 609713
+syscr: 763883
 syscw: 5
-read_bytes: 851968
+read_bytes: 294912
 write_bytes: 8192
 cancelled_write_bytes: 0

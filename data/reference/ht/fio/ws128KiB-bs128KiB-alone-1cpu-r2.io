@@ -1,7 +1,7 @@
-rchar: 94075333730
-wchar: 13664
-syscr: 717977
+rchar: 98793532417
+wchar: 13663
+syscr: 753954
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

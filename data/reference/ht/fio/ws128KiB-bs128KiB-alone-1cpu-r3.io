@@ -1,6 +1,6 @@
-rchar: 89660304482
-wchar: 13664
-syscr: 684293
+rchar: 95984397313
+wchar: 13665
+syscr: 732522
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

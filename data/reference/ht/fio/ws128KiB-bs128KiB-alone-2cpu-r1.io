@@ -1,6 +1,6 @@
-rchar: 99932810461
-wchar: 18978
-syscr: 762685
+rchar: 136075259002
+wchar: 18984
+syscr: 1038411
 syscw: 5
 read_bytes: 8192
 write_bytes: 16384

@@ -1,6 +1,6 @@
-rchar: 101734788317
-wchar: 18978
-syscr: 776433
+rchar: 121842019376
+wchar: 18980
+syscr: 929800
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

@@ -1,6 +1,6 @@
-rchar: 111187045587
-wchar: 18979
-syscr: 848544
+rchar: 138080791610
+wchar: 18978
+syscr: 1053694
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

@@ -1,6 +1,6 @@
-rchar: 89408384102
-wchar: 13668
-syscr: 682369
+rchar: 66007051270
+wchar: 13667
+syscr: 503813
 syscw: 5
 read_bytes: 0
 write_bytes: 49152

@@ -1,7 +1,7 @@
-rchar: 80209095783
-wchar: 13666
-syscr: 612186
+rchar: 93946358790
+wchar: 13665
+syscr: 716973
 syscw: 5
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 28672
 cancelled_write_bytes: 0

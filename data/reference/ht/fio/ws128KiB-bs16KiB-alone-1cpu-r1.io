@@ -1,7 +1,7 @@
-rchar: 40590568541
-wchar: 13662
-syscr: 2477685
+rchar: 47819189242
+wchar: 13665
+syscr: 2918863
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 28672
 cancelled_write_bytes: 0

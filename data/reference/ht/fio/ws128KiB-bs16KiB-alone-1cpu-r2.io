@@ -1,7 +1,7 @@
-rchar: 40190192733
-wchar: 13662
-syscr: 2453248
+rchar: 53720034300
+wchar: 13665
+syscr: 3279024
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

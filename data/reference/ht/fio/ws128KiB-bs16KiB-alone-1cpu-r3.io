@@ -1,6 +1,6 @@
-rchar: 47560059997
-wchar: 13661
-syscr: 2903069
+rchar: 53390420988
+wchar: 13666
+syscr: 3258906
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,6 +1,6 @@
-rchar: 15833087064
-wchar: 13662
-syscr: 3865713
+rchar: 14741785589
+wchar: 13661
+syscr: 3599262
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

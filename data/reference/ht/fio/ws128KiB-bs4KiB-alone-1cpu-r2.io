@@ -1,7 +1,7 @@
-rchar: 18998975578
-wchar: 13661
-syscr: 4638635
+rchar: 20989324279
+wchar: 13663
+syscr: 5124540
 syscw: 5
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

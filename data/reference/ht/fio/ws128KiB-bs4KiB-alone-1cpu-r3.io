@@ -1,6 +1,6 @@
-rchar: 19553377370
-wchar: 13661
-syscr: 4773987
+rchar: 21366406135
+wchar: 13663
+syscr: 5216601
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

@@ -1,7 +1,7 @@
-rchar: 38441430132
-wchar: 13662
-syscr: 293524
+rchar: 44998437905
+wchar: 13661
+syscr: 343530
 syscw: 5
-read_bytes: 606208
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 43925875807
-wchar: 13658
-syscr: 335367
+rchar: 48972803065
+wchar: 13657
+syscr: 373852
 syscw: 5
-read_bytes: 135168
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

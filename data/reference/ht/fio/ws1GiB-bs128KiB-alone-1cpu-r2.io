@@ -1,7 +1,7 @@
-rchar: 46060383326
-wchar: 13658
-syscr: 351652
+rchar: 48849202169
+wchar: 13659
+syscr: 372909
 syscw: 5
-read_bytes: 593920
-write_bytes: 12288
+read_bytes: 528384
+write_bytes: 8192
 cancelled_write_bytes: 0

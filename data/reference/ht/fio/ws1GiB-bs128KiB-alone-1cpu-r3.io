@@ -1,7 +1,7 @@
-rchar: 45410790495
-wchar: 13658
-syscr: 346696
+rchar: 45608578042
+wchar: 13657
+syscr: 348185
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 77745466507
+rchar: 70189034610
 wchar: 18969
-syscr: 593391
+syscr: 535737
 syscw: 5
-read_bytes: 0
+read_bytes: 36864
 write_bytes: 24576
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 75578715277
-wchar: 18969
-syscr: 576861
+rchar: 78416948336
+wchar: 18968
+syscr: 598512
 syscw: 5
-read_bytes: 2097152
+read_bytes: 0
 write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 70130969816
+rchar: 79477976196
 wchar: 18973
-syscr: 535311
+syscr: 606607
 syscw: 5
 read_bytes: 0
 write_bytes: 32768

@@ -1,7 +1,7 @@
-rchar: 20613803092
+rchar: 21811801073
 wchar: 13656
-syscr: 157510
+syscr: 166630
 syscw: 5
-read_bytes: 0
-write_bytes: 32768
+read_bytes: 262144
+write_bytes: 28672
 cancelled_write_bytes: 0

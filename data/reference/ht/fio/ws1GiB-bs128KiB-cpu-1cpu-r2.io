@@ -1,7 +1,7 @@
-rchar: 20757982292
-wchar: 13657
-syscr: 158610
+rchar: 22229003251
+wchar: 13655
+syscr: 169813
 syscw: 5
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 39385410658
+rchar: 35853544447
 wchar: 13658
-syscr: 300724
+syscr: 273760
 syscw: 5
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 28672
 cancelled_write_bytes: 0

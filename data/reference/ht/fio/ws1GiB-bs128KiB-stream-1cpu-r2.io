@@ -1,7 +1,7 @@
-rchar: 32208694369
+rchar: 34733140989
 wchar: 13657
-syscr: 245972
+syscr: 265212
 syscw: 5
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 24576
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 29681724506
+rchar: 31226915828
 wchar: 13665
-syscr: 1811862
+syscr: 1906153
 syscw: 5
-read_bytes: 16384
-write_bytes: 40960
+read_bytes: 937984
+write_bytes: 20480
 cancelled_write_bytes: 0

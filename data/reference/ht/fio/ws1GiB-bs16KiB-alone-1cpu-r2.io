@@ -1,7 +1,7 @@
-rchar: 31740374103
-wchar: 13667
-syscr: 1937512
+rchar: 32773188598
+wchar: 13664
+syscr: 2000530
 syscw: 5
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 24576
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 29339184218
-wchar: 13663
-syscr: 1790955
+rchar: 31120616436
+wchar: 13662
+syscr: 1899665
 syscw: 5
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

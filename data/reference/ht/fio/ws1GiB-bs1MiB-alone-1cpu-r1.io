@@ -1,6 +1,6 @@
-rchar: 10579192917
+rchar: 11550174196
 wchar: 13653
-syscr: 10329
+syscr: 11235
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 12003159125
-wchar: 13652
-syscr: 11687
+rchar: 12575681522
+wchar: 13651
+syscr: 12213
 syscw: 5
-read_bytes: 405504
-write_bytes: 12288
+read_bytes: 233472
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 13115169874
+rchar: 15212923889
 wchar: 13663
-syscr: 3202159
+syscr: 3714286
 syscw: 5
-read_bytes: 430080
-write_bytes: 12288
+read_bytes: 0
+write_bytes: 8192
 cancelled_write_bytes: 0

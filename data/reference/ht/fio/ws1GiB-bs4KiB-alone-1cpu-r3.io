@@ -1,7 +1,7 @@
-rchar: 15324232786
-wchar: 13662
-syscr: 3741479
+rchar: 16796343279
+wchar: 13661
+syscr: 4100863
 syscw: 5
-read_bytes: 12288
-write_bytes: 8192
+read_bytes: 0
+write_bytes: 12288
 cancelled_write_bytes: 0

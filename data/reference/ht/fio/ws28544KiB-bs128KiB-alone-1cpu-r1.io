@@ -1,7 +1,7 @@
-rchar: 41535253614
-wchar: 13664
-syscr: 317128
+rchar: 45219949581
+wchar: 13662
+syscr: 345220
 syscw: 5
 read_bytes: 831488
-write_bytes: 32768
+write_bytes: 28672
 cancelled_write_bytes: 0

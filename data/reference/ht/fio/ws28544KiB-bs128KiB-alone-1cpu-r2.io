@@ -1,7 +1,7 @@
-rchar: 40524950639
-wchar: 13660
-syscr: 309420
+rchar: 42972589070
+wchar: 13662
+syscr: 328074
 syscw: 5
-read_bytes: 0
-write_bytes: 8192
+read_bytes: 32768
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 42201361520
-wchar: 13661
-syscr: 322210
+rchar: 39588572173
+wchar: 13663
+syscr: 302256
 syscw: 5
-read_bytes: 0
-write_bytes: 32768
+read_bytes: 12288
+write_bytes: 28672
 cancelled_write_bytes: 0

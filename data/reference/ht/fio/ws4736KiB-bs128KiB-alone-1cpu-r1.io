@@ -1,7 +1,7 @@
-rchar: 74314001514
-wchar: 13666
-syscr: 567208
+rchar: 79579819013
+wchar: 13667
+syscr: 607365
 syscw: 5
-read_bytes: 241664
+read_bytes: 65536
 write_bytes: 8192
 cancelled_write_bytes: 0

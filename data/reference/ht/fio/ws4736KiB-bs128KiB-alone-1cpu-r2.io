@@ -1,6 +1,6 @@
-rchar: 69150813288
-wchar: 13667
-syscr: 527818
+rchar: 78395321351
+wchar: 13666
+syscr: 598328
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

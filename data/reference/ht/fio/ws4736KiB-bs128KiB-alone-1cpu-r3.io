@@ -1,6 +1,6 @@
-rchar: 70389967978
+rchar: 79554784263
 wchar: 13666
-syscr: 537272
+syscr: 607174
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

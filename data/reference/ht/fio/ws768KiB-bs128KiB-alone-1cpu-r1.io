@@ -1,7 +1,7 @@
-rchar: 78359145550
-wchar: 13665
-syscr: 598072
+rchar: 84219243499
+wchar: 13666
+syscr: 642761
 syscw: 5
-read_bytes: 53248
+read_bytes: 139264
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 77558033506
-wchar: 13664
-syscr: 591960
+rchar: 86301715457
+wchar: 13665
+syscr: 658649
 syscw: 5
-read_bytes: 0
+read_bytes: 4096
 write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 78572006498
-wchar: 13665
-syscr: 599694
+rchar: 85584751617
+wchar: 13664
+syscr: 653179
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,0 +1,7 @@
+rchar: 144378670138
+wchar: 18982
+syscr: 1101742
+syscw: 5
+read_bytes: 0
+write_bytes: 12288
+cancelled_write_bytes: 0

@@ -1,0 +1,7 @@
+rchar: 94941981701
+wchar: 13666
+syscr: 724569
+syscw: 5
+read_bytes: 0
+write_bytes: 28672
+cancelled_write_bytes: 0

@@ -1,0 +1,7 @@
+rchar: 21501123573
+wchar: 13663
+syscr: 5249491
+syscw: 5
+read_bytes: 0
+write_bytes: 12288
+cancelled_write_bytes: 0

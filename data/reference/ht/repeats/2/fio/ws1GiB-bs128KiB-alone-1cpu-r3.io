@@ -1,0 +1,7 @@
+rchar: 37277903867
+wchar: 13657
+syscr: 284627
+syscw: 5
+read_bytes: 0
+write_bytes: 8192
+cancelled_write_bytes: 0

@@ -1,0 +1,7 @@
+rchar: 20675275753
+wchar: 13656
+syscr: 157957
+syscw: 5
+read_bytes: 0
+write_bytes: 28672
+cancelled_write_bytes: 0

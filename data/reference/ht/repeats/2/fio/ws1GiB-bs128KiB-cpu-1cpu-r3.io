@@ -1,0 +1,7 @@
+rchar: 20930997227
+wchar: 13657
+syscr: 159908
+syscw: 5
+read_bytes: 0
+write_bytes: 28672
+cancelled_write_bytes: 0

@@ -1,0 +1,7 @@
+rchar: 16624143343
+wchar: 13661
+syscr: 4058822
+syscw: 5
+read_bytes: 0
+write_bytes: 8192
+cancelled_write_bytes: 0

@@ -1,0 +1,7 @@
+rchar: 28274043915
+wchar: 13659
+syscr: 215933
+syscw: 5
+read_bytes: 16384
+write_bytes: 8192
+cancelled_write_bytes: 0

@@ -1,0 +1,7 @@
+rchar: 55725894661
+wchar: 13662
+syscr: 425374
+syscw: 5
+read_bytes: 0
+write_bytes: 8192
+cancelled_write_bytes: 0

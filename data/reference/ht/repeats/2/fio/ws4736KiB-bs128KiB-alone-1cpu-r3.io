@@ -1,0 +1,7 @@
+rchar: 70523005959
+wchar: 13667
+syscr: 538267
+syscw: 5
+read_bytes: 0
+write_bytes: 12288
+cancelled_write_bytes: 0

@@ -1,0 +1,7 @@
+rchar: 79156587521
+wchar: 13666
+syscr: 604136
+syscw: 5
+read_bytes: 0
+write_bytes: 8192
+cancelled_write_bytes: 0

@@ -1,0 +1,7 @@
+rchar: 90153135107
+wchar: 13664
+syscr: 688031
+syscw: 5
+read_bytes: 0
+write_bytes: 28672
+cancelled_write_bytes: 0

@@ -1,0 +1,7 @@
+rchar: 20808334325
+wchar: 13663
+syscr: 5080353
+syscw: 5
+read_bytes: 0
+write_bytes: 8192
+cancelled_write_bytes: 0

@@ -1,0 +1,7 @@
+rchar: 21284211701
+wchar: 13664
+syscr: 5196534
+syscw: 5
+read_bytes: 0
+write_bytes: 12288
+cancelled_write_bytes: 0

@@ -1,0 +1,7 @@
+rchar: 49406258169
+wchar: 13658
+syscr: 377159
+syscw: 5
+read_bytes: 0
+write_bytes: 8192
+cancelled_write_bytes: 0

@@ -1,0 +1,7 @@
+rchar: 24379108332
+wchar: 13656
+syscr: 186215
+syscw: 5
+read_bytes: 0
+write_bytes: 28672
+cancelled_write_bytes: 0

@@ -1,0 +1,7 @@
+rchar: 35760221183
+wchar: 13658
+syscr: 273046
+syscw: 5
+read_bytes: 0
+write_bytes: 28672
+cancelled_write_bytes: 0

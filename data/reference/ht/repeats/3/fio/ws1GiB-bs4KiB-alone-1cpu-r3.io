@@ -1,0 +1,7 @@
+rchar: 17047673841
+wchar: 13660
+syscr: 4162223
+syscw: 5
+read_bytes: 4096
+write_bytes: 8192
+cancelled_write_bytes: 0
