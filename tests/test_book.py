@@ -42,4 +42,6 @@ def test_checks_are_shown(built, manifest):
     for c in manifest.chapters:
         if c.lab:
             html = (built / c.file.with_suffix(".html")).read_text()
-            assert "passed" in html and "expected" in html
+            # the checks table: a result and an expected value per check, every one passing
+            assert ">result</th>" in html and ">expected</th>" in html and ">pass</td>" in html, c.file
+            assert ">FAIL</td>" not in html, c.file
