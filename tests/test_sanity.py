@@ -123,7 +123,11 @@ def test_fio_sizes(text, expected):
 # purpose mid-run (a log device added, a cache warming, a cable replaced), so their busiest second is
 # well above their average; in stepping, the readers that started while the disk had room were
 # squeezed as more joined. Nothing else fires.
-KNOWN_TRUE: dict = {}   # labs whose rate changes on purpose declare it ("phased"); nothing else fires
+# Labs whose rate changes on purpose declare it ("phased"); what else may fire is listed here, true
+# and explained in the chapter: ht's second job in a two-CPU configuration starts a moment after the
+# first, so at the full preset's 5 s its interval can fall just under MIN_RUNTIME_S (chapters/ht.md,
+# "Checks"; each configuration is the median of `repeats` measurements).
+KNOWN_TRUE: dict = {"ht": {"too-short"}}
 
 
 @pytest.mark.parametrize("lab", ["heatmaps", "logzilla", "l2arc", "elinks", "bad-cable", "stepping", "dedup",
