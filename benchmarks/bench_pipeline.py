@@ -7,7 +7,7 @@ Chapter: "Reading latency heat maps" (chapters/heatmaps.md) quotes these figures
 
 1. Writes a synthetic fio per-I/O latency log (6-field form, 60 s of I/O) of --events lines
    in a temporary directory.
-2. perflab.heatmap.from_lat_log on it, best of 3: events/s and MB/s of log on disk
+2. perflab.analysis.heatmap.from_lat_log on it, best of 3: events/s and MB/s of log on disk
    (the file is in the page cache: this measures parsing and binning, not the disk), and
    the same for a naive pandas.read_csv + numpy.histogram2d baseline; both must produce
    the same counts.
@@ -38,8 +38,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from perflab import heatmap as H  # noqa: E402
-from perflab.fiolog import FioOutputError, loads_fio_json  # noqa: E402
+from perflab.analysis import heatmap as H  # noqa: E402
+from perflab.fio.logs import FioOutputError, loads_fio_json  # noqa: E402
 
 FIO = shutil.which("fio") or "/usr/bin/fio"
 

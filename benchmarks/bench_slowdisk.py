@@ -12,7 +12,7 @@ threads, in clock ticks of 1/CLK_TCK s) before and after each run.  Prints:
   spread over several disks to get enough I/Os for the tick resolution;
 * that cost as a fraction of the emulated mean service time;
 * random 8 KiB IOPS / p50 / p99 and sequential 128 KiB MB/s at the defaults, next to
-  :func:`perflab.slowdisk.expected_service_ms`.
+  :func:`perflab.infra.slowdisk.expected_service_ms`.
 
 The "plain pass-through baseline" is ``nodelay``: the same FUSE file system with the
 model's delays off (no other pass-through file system is installed here to compare with).
@@ -30,8 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from perflab import slowdisk as sd  # noqa: E402
-from perflab.fiolog import loads_fio_json  # noqa: E402
+from perflab.infra import slowdisk as sd  # noqa: E402
+from perflab.fio.logs import loads_fio_json  # noqa: E402
 
 FIO = shutil.which("fio") or "/usr/bin/fio"
 DISK = 256 << 20

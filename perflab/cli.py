@@ -20,12 +20,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import manifest as manifest_mod
-from .errors import EXIT_FAILED, EXIT_INTERRUPTED, PerflabError
+from perflab.config import manifest as manifest_mod
+from perflab.errors import EXIT_FAILED, EXIT_INTERRUPTED, PerflabError
 
 
 def _labs(m, args) -> int:
-    from .params import allowed
+    from perflab.config.params import allowed
 
     for lab in m.labs.values():
         if args.lab and lab.name != args.lab:
@@ -43,13 +43,20 @@ def _labs(m, args) -> int:
 
 
 def _run(m, args) -> int:
-    from . import runner
+    from perflab.run import runner
 
     try:
+        variant = None
+        if args.variant:  # a student's mystery variant: opened (unsealed, checked) before anything runs
+            from perflab.teaching import variant as variants
+
+            variant = variants.load_variant(m, args.variant)
+            if variant.lab != args.lab:
+                raise runner.Refused(f"variant file {args.variant} is for lab {variant.lab}, not {args.lab}")
         if args.dry_run:
-            return runner.dry_run(m, args.lab, args.preset, args.param or [], variant=args.variant)
+            return runner.dry_run(m, args.lab, args.preset, args.param or [], variant=variant)
         return runner.run(m, args.lab, args.preset, args.param or [], record=args.record, quiet=args.quiet,
-                          variant=args.variant)
+                          variant=variant)
     except runner.Refused as e:
         print(f"perflab run {args.lab}: refused, nothing was created:\n{e}", file=sys.stderr)
         return runner.EXIT_REFUSED
@@ -62,7 +69,7 @@ def _run(m, args) -> int:
 
 
 def _references(m, args) -> int:
-    from . import reference, runner
+    from perflab.run import reference, rerecord, runner
 
     try:
         if args.check:
@@ -72,7 +79,7 @@ def _references(m, args) -> int:
             if not stale:
                 print(f"every reference ({len(args.labs or m.labs)}) is fresh")
             return 1 if stale else 0
-        return reference.record(m, args.labs, repeats_only=args.repeats)
+        return rerecord.record(m, args.labs, repeats_only=args.repeats)
     except (runner.Refused, manifest_mod.ManifestError) as e:
         print(f"perflab references: refused, nothing was run: {e}", file=sys.stderr)
         return runner.EXIT_REFUSED
@@ -82,11 +89,11 @@ def _references(m, args) -> int:
 
 
 def _assign(m, args) -> int:
-    from . import assign, mystery
+    from perflab.teaching import assign, sealing
 
     try:
         a = assign.assign(m, args.lab, args.students, args.seed, args.out)
-    except (mystery.MysteryError, manifest_mod.ManifestError) as e:
+    except (sealing.MysteryError, manifest_mod.ManifestError) as e:
         print(f"perflab assign: refused, nothing was written: {e}", file=sys.stderr)
         return 2
     for s in a.students:
@@ -102,7 +109,7 @@ def _assign(m, args) -> int:
 def _grade(m, args) -> int:
     import json
 
-    from . import grade
+    from perflab.teaching import grade
 
     try:
         key = grade.load_key(args.key)
@@ -130,7 +137,7 @@ def _grade(m, args) -> int:
 
 
 def _heatmap(m, args) -> int:
-    from . import heatmap
+    from perflab.analysis import heatmap
 
     try:
         if args.merge and not all(str(x).endswith(".npz") for x in args.logs):
@@ -147,10 +154,10 @@ def _heatmap(m, args) -> int:
 
 
 def _clean(m, args) -> int:
-    from . import resources
+    from perflab.infra import cleanup
 
     if args.check:
-        left = resources.leftovers(m.root, include_active=args.force)
+        left = cleanup.leftovers(m.root, include_active=args.force)
         for x in left:
             print(x)
         if left:
@@ -159,11 +166,11 @@ def _clean(m, args) -> int:
             return 1
         print("perflab clean --check: nothing left behind", file=sys.stderr)
         return 0
-    if args.run and not args.force and resources.run_active(resources.runs_root(m.root) / args.run):
+    if args.run and not args.force and cleanup.run_active(cleanup.runs_root(m.root) / args.run):
         print(f"perflab clean: run {args.run} is still running (its runner is alive); nothing removed. "
               "--force removes its objects anyway", file=sys.stderr)
         return 1
-    done, failed = resources.clean(m.root, args.run, force=args.force)
+    done, failed = cleanup.clean(m.root, args.run, force=args.force)
     for f in failed:
         print(f"could not remove: {f}", file=sys.stderr)
     print(f"perflab clean: {len(done)} run(s) checked" + (f", {len(failed)} failure(s)" if failed else ""),
@@ -172,7 +179,7 @@ def _clean(m, args) -> int:
 
 
 def _doctor(m, args) -> int:
-    from . import doctor
+    from perflab.infra import doctor
 
     found = doctor.probes()
     print("machine:")
@@ -187,7 +194,7 @@ def _doctor(m, args) -> int:
 
 
 def _images(m, args) -> int:
-    from . import images
+    from perflab.infra import images
 
     for name, iid in images.build(m, args.names or None).items():
         print(f"{name}: {m.images[name].tag} {iid}")
@@ -195,7 +202,7 @@ def _images(m, args) -> int:
 
 
 def _book_config(m, args) -> int:
-    from . import jbconfig
+    from perflab.book import jbconfig
 
     if args.check:
         d = jbconfig.drift(m)
@@ -213,7 +220,7 @@ def _book(m, args) -> int:
     import subprocess
     from pathlib import Path
 
-    from . import jbconfig
+    from perflab.book import jbconfig
 
     d = jbconfig.drift(m)
     if d:
@@ -226,7 +233,7 @@ def _book(m, args) -> int:
     jb = Path(sys.executable).with_name("jupyter-book")
     src = m.root
     if args.solutions != "hide":   # build from a staged copy with the solutions shown or stripped
-        from . import solutions
+        from perflab.book import solutions
 
         src = solutions.stage(m.root, [c.file for c in m.chapters], args.solutions,
                               m.root / "_build" / f".stage-{args.solutions}")

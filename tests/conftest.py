@@ -12,16 +12,16 @@ ARTIFACTS = ROOT / "test-artifacts"
 
 @pytest.fixture(scope="session")
 def manifest():
-    from perflab import manifest as m
+    from perflab.config import manifest as m
 
     return m.load(ROOT)
 
 
 @pytest.fixture(scope="session")
 def docker_ok():
-    from perflab import resources
+    from perflab.infra import labels
 
-    if resources.docker_client() is None:
+    if labels.docker_client() is None:
         pytest.skip("needs a Docker engine (make setup starts one)")
     return True
 
@@ -39,10 +39,10 @@ def artifacts(request):
 def built_book(tmp_path_factory):
     """The HTML book, built once per test session from the working tree (reference runs, no Docker),
     under the machine's lab lock (the build is CPU-heavy); tests/test_book.py and test_browser.py share it."""
-    from perflab import resources
+    from perflab.infra import lock
 
     out = tmp_path_factory.mktemp("book")
-    with resources.machine_lock("book build (tests)"):
+    with lock.machine_lock("book build (tests)"):
         r = perflab_cmd("book", "--out", str(out), timeout=1800)
     assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
     return out / "_build" / "html"

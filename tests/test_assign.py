@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, perflab_cmd
-from perflab import assign, grade, mystery, session
+from perflab.teaching import assign, grade
+from perflab.teaching import sealing, spec as specs, student, variant as variants
+from perflab.run import session
 
 SEED = "demo-2026"
 ROSTER = ROOT / "examples" / "class" / "roster.csv"
@@ -49,43 +51,43 @@ def cls(manifest, tmp_path):
 def test_spec_space_is_validated_against_the_lab_schema(manifest, lab, size):
     if lab not in manifest.labs:
         pytest.skip(f"lab {lab} is not in book.toml")
-    s = mystery.spec(manifest, lab)
+    s = specs.spec(manifest, lab)
     assert len(s.space) == size and len({json.dumps(v, sort_keys=True) for v in s.space}) == size
     for v in s.space:
         values = s.validate(v)
         assert all(values[k] == x for k, x in v.items())
         assert all(values[k] == x for k, x in s.fixed.items())
-    assert set(mystery.labs_with_mystery(manifest)) >= {"bad-cable", "elinks"}
+    assert set(specs.labs_with_mystery(manifest)) >= {"bad-cable", "elinks"}
 
 
 def test_subset_and_bool_draws_enumerate_in_a_fixed_order():
-    sub = mystery.Hidden("single_path", "subset", (1, 2, 3, 4, 5, 6), 2).candidates()
+    sub = specs.Hidden("single_path", "subset", (1, 2, 3, 4, 5, 6), 2).candidates()
     assert len(sub) == 15 and sub[0] == [1, 2] and sub[-1] == [5, 6]
-    assert mystery.Hidden("slog", "bool").candidates() == [False, True]
+    assert specs.Hidden("slog", "bool").candidates() == [False, True]
 
 
 def test_draw_is_pinned_across_machines_and_versions():
     # HMAC-SHA256 over UTF-8: if this changes, every class's variants change with it.
-    assert mystery.draw(SEED, "variant", "bad-cable", "alice") == \
+    assert sealing.draw(SEED, "variant", "bad-cable", "alice") == \
         0x58d5348ccb1e77236fb0b95e5e75df3430ec20f7e5d2810707b5068f2b887de5
-    assert mystery.variant_id(SEED, "bad-cable", "alice") == "e12223988353bf1f"
+    assert variants.variant_id(SEED, "bad-cable", "alice") == "e12223988353bf1f"
 
 
 def test_a_class_gets_distinct_deterministic_variants(manifest, tmp_path):
-    s = mystery.spec(manifest, "bad-cable")
+    s = specs.spec(manifest, "bad-cable")
     ids = [f"s{i:02d}" for i in range(len(s.space))]
-    a = mystery.assign_variants(s, SEED, ids)
+    a = variants.assign_variants(s, SEED, ids)
     assert len({json.dumps(v, sort_keys=True) for v in a.values()}) == len(ids)  # all distinct
-    assert mystery.assign_variants(s, SEED, ids) == a                            # same seed: same
-    assert mystery.assign_variants(s, "another seed", ids) != a                  # the seed matters
+    assert variants.assign_variants(s, SEED, ids) == a                            # same seed: same
+    assert variants.assign_variants(s, "another seed", ids) != a                  # the seed matters
     # appending students never changes the variants of those already on the roster
-    more = mystery.assign_variants(s, SEED, ids[:3] + ["late1", "late2"])
-    assert all(more[i] == mystery.assign_variants(s, SEED, ids[:3])[i] for i in ids[:3])
+    more = variants.assign_variants(s, SEED, ids[:3] + ["late1", "late2"])
+    assert all(more[i] == variants.assign_variants(s, SEED, ids[:3])[i] for i in ids[:3])
 
 
 def test_a_class_larger_than_the_space_repeats_variants_evenly(manifest):
-    s = mystery.spec(manifest, "bad-cable")
-    a = mystery.assign_variants(s, SEED, [f"s{i:02d}" for i in range(20)])
+    s = specs.spec(manifest, "bad-cable")
+    a = variants.assign_variants(s, SEED, [f"s{i:02d}" for i in range(20)])
     counts = collections.Counter(json.dumps(v, sort_keys=True) for v in a.values())
     assert len(counts) == 8 and max(counts.values()) == 3  # ceil(20 / 8)
 
@@ -124,54 +126,54 @@ def test_scrub_seals_nested_keys_and_wildcards(tmp_path):
         "single_path": [2, 5], "jbods": 6,
         "phases": {"as cabled": {"paths": {"1": 2, "2": 1}, "chains": [[1, 2]]}, "balanced": {"paths": {"1": 2}}},
         "clients": {"1": {"mbit_bad": 10, "host": "c1"}, "2": {"mbit_bad": 100, "host": "c2"}}}))
-    mystery.scrub_files(tmp_path, ["timeline.json:single_path", "timeline.json:phases.as cabled.paths",
+    variants.scrub_files(tmp_path, ["timeline.json:single_path", "timeline.json:phases.as cabled.paths",
                                    "timeline.json:clients.*.mbit_bad", "missing.json:x"], "jbod")
     tl = json.loads((tmp_path / "timeline.json").read_text())
-    assert mystery.unseal(tl["single_path"], "jbod") == [2, 5] and tl["jbods"] == 6
-    assert mystery.unseal(tl["phases"]["as cabled"]["paths"], "jbod") == {"1": 2, "2": 1}
+    assert sealing.unseal(tl["single_path"], "jbod") == [2, 5] and tl["jbods"] == 6
+    assert sealing.unseal(tl["phases"]["as cabled"]["paths"], "jbod") == {"1": 2, "2": 1}
     assert tl["phases"]["as cabled"]["chains"] == [[1, 2]] and tl["phases"]["balanced"]["paths"] == {"1": 2}
     assert all(c["mbit_bad"].startswith("sealed1:") and c["host"].startswith("c") for c in tl["clients"].values())
 
 
 def test_sealing_detects_edits_and_the_wrong_lab():
-    s = mystery.seal({"bad_client": 3}, "bad-cable")
-    assert mystery.unseal(s, "bad-cable") == {"bad_client": 3}
-    with pytest.raises(mystery.MysteryError):
-        mystery.unseal(s, "elinks")
+    s = sealing.seal({"bad_client": 3}, "bad-cable")
+    assert sealing.unseal(s, "bad-cable") == {"bad_client": 3}
+    with pytest.raises(sealing.MysteryError):
+        sealing.unseal(s, "elinks")
     raw = bytearray(base64.b64decode(s[8:]))
     raw[-1] ^= 1
-    with pytest.raises(mystery.MysteryError):
-        mystery.unseal("sealed1:" + base64.b64encode(bytes(raw)).decode(), "bad-cable")
+    with pytest.raises(sealing.MysteryError):
+        sealing.unseal("sealed1:" + base64.b64encode(bytes(raw)).decode(), "bad-cable")
 
 
 def test_roster_and_spec_refusals(manifest, tmp_path):
     bad = tmp_path / "r.csv"
     bad.write_text("name\nAlice\n")
-    with pytest.raises(mystery.MysteryError, match="'id' column"):
+    with pytest.raises(sealing.MysteryError, match="'id' column"):
         assign.read_roster(bad)
     bad.write_text("id\nalice\nalice\n")
-    with pytest.raises(mystery.MysteryError, match="twice"):
+    with pytest.raises(sealing.MysteryError, match="twice"):
         assign.read_roster(bad)
     bad.write_text("id\n../etc\n")
-    with pytest.raises(mystery.MysteryError, match="must be letters"):
+    with pytest.raises(sealing.MysteryError, match="must be letters"):
         assign.read_roster(bad)
-    with pytest.raises(mystery.MysteryError, match="has no mystery"):
-        mystery.spec(manifest, "heatmaps")
+    with pytest.raises(sealing.MysteryError, match="has no mystery"):
+        specs.spec(manifest, "heatmaps")
 
 
 # ------------------------------------------------------------------------------ a synthetic mystery run
 
 def fake_run(manifest, tmp_path, monkeypatch, pkg: Path, metrics_for=None) -> Path:
     """A mystery run made through the real path (create_run, session.open, Session.metric,
-    mystery.finish), with the lab's work replaced by the files and metrics a smoke run leaves."""
-    monkeypatch.setattr(session.resources, "runs_root", lambda root: tmp_path / "runs")
-    v = mystery.load_variant(manifest, pkg / "variant.json")
+    student.finish), with the lab's work replaced by the files and metrics a smoke run leaves."""
+    monkeypatch.setattr(session.cleanup, "runs_root", lambda root: tmp_path / "runs")
+    v = variants.load_variant(manifest, pkg / "variant.json")
     lab = manifest.lab("bad-cable")
-    s_ = mystery.spec(manifest, "bad-cable")
-    from perflab import params
+    s_ = specs.spec(manifest, "bad-cable")
+    from perflab.config import params
     values = params.resolve(lab, v.preset, v.overrides())
     run_dir = session.create_run(manifest, lab, v.preset, values, owner=False, variant=v)
-    s = mystery.open_session("bad-cable", run="smoke", run_dir=str(run_dir))
+    s = student.open_session("bad-cable", run="smoke", run_dir=str(run_dir))
     k, r = s.params["bad_client"], s.params["bad_ratio"]
     (run_dir / "timeline.json").write_text(json.dumps({
         "bad_client": k, "bad_ratio": r, "link_mbit": 100,
@@ -182,13 +184,13 @@ def fake_run(manifest, tmp_path, monkeypatch, pkg: Path, metrics_for=None) -> Pa
     import io
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        mystery.finish(s)
+        student.finish(s)
     stamp_line = out.getvalue().strip().splitlines()[-1]
-    assert stamp_line.startswith(mystery.STAMP_PREFIX)
+    assert stamp_line.startswith(specs.STAMP_PREFIX)
     # the executed notebook as a student hands it in: answers cell (empty) and the stamp output
     cell = assign.answers_cell(s_, v.student)
     nb = {"cells": [{"cell_type": "code", "metadata": {"tags": ["answers"]}, "source": cell, "outputs": []},
-                    {"cell_type": "code", "metadata": {}, "source": "mystery.finish(s)",
+                    {"cell_type": "code", "metadata": {}, "source": "student.finish(s)",
                      "outputs": [{"output_type": "stream", "name": "stdout", "text": stamp_line + "\n"}]}],
           "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     (run_dir / "notebook.ipynb").write_text(json.dumps(nb))
@@ -217,11 +219,11 @@ def test_a_mystery_run_keeps_planted_values_sealed(manifest, tmp_path, monkeypat
     entry = key["students"]["alice"]
     run_dir = fake_run(manifest, tmp_path, monkeypatch, a.out / "alice")
     doc = json.loads((run_dir / "run.json").read_text())
-    assert doc["params"]["bad_client"] == mystery.SEALED and doc["params_text"]["bad_ratio"] == mystery.SEALED
+    assert doc["params"]["bad_client"] == specs.SEALED and doc["params_text"]["bad_ratio"] == specs.SEALED
     assert doc["params"]["clients"] == 4  # what is not hidden stays readable
     assert "detected_outlier" not in doc["metrics"] and "outlier_ops_s" not in doc["metrics"]
     assert doc["metrics"]["gain"] == 0.22
-    sealed = mystery.unseal(doc["mystery"]["sealed_metrics"], "bad-cable")
+    sealed = sealing.unseal(doc["mystery"]["sealed_metrics"], "bad-cable")
     assert sealed["detected_outlier"] == entry["hidden"]["bad_client"]
     tl = json.loads((run_dir / "timeline.json").read_text())
     assert tl["bad_client"].startswith("sealed1:") and tl["clients"]["1"]["mbit_bad"].startswith("sealed1:")
@@ -232,7 +234,7 @@ def test_a_mystery_run_keeps_planted_values_sealed(manifest, tmp_path, monkeypat
         assert not re.search(rf"bad_client\W{{0,6}}{k}\b", text) and not re.search(rf"bad_ratio\W{{0,6}}{r}", text), f
     # scrubbing again changes nothing (the runner scrubs once more however the run ended)
     before = (run_dir / "timeline.json").read_text()
-    mystery.scrub_files(run_dir, mystery.spec(manifest, "bad-cable").scrub, "bad-cable")
+    variants.scrub_files(run_dir, specs.spec(manifest, "bad-cable").scrub, "bad-cable")
     assert (run_dir / "timeline.json").read_text() == before
 
 
@@ -281,9 +283,9 @@ def test_edited_numbers_are_detected(manifest, tmp_path, monkeypatch, cls):
     assert any("edited" in p for p in r["integrity"]["problems"])
     # a sealed number swapped for another (re-sealed properly, but not signed)
     doc["mystery"]["stamp"]["metrics"]["gain"] = 0.22
-    other = mystery.unseal(doc["mystery"]["stamp"]["sealed_metrics"], "bad-cable")
+    other = sealing.unseal(doc["mystery"]["stamp"]["sealed_metrics"], "bad-cable")
     other["outlier_ops_s"] = 999.0
-    doc["mystery"]["stamp"]["sealed_metrics"] = mystery.seal(other, "bad-cable")
+    doc["mystery"]["stamp"]["sealed_metrics"] = sealing.seal(other, "bad-cable")
     (run_dir / "run.json").write_text(json.dumps(doc))
     assert grade.grade(key, grade.load_submission(run_dir), "alice")["withheld"]
 
@@ -389,7 +391,7 @@ def test_live_bad_cable_variant_assign_run_grade(docker_ok, artifacts, tmp_path)
     doc = json.loads((run_dir / "run.json").read_text())
     entry = key["students"]["s01"]
     k = entry["hidden"]["bad_client"]
-    assert doc["status"] == "complete" and doc["params"]["bad_client"] == mystery.SEALED
+    assert doc["status"] == "complete" and doc["params"]["bad_client"] == specs.SEALED
     assert "detected_outlier" not in doc["metrics"] and "detected_outlier" not in r.stderr
     nb_text = (run_dir / "notebook.ipynb").read_text()
     assert not re.search(rf"bad_client\W{{0,6}}{k}\b", nb_text + (run_dir / "timeline.json").read_text())

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from perflab import manifest as manifest_mod
+from perflab.config import manifest as manifest_mod
 
 T0 = 1_795_000_000.0
 IPS = {"192.168.64.3": 1, "192.168.64.4": 2, "192.168.64.5": 3, "192.168.64.6": 4}
@@ -164,7 +164,7 @@ def test_summary_reads_gzipped_logs(lab, tmp_path):
 
 
 def test_job_file_is_a_plain_fio_job(lab):
-    from perflab import fio
+    from perflab.fio import jobs as fio
 
     jf = fio.JobFile.load(lab.HERE / "jobs" / "cached-read.fio")
     assert jf.get("global", "ioengine") == "nfs" and jf.get("global", "log_unix_epoch") == "1"
@@ -206,11 +206,13 @@ def test_hosts_file_drives_hosts_the_lab_does_not_own(docker_ok, artifacts, tmp_
     import time
 
     from conftest import ROOT, perflab_cmd
-    from perflab import fioclients, manifest, resources
+    from perflab.fio import clients as fioclients
+    from perflab.infra import cleanup, labels
+    from perflab.config import manifest
 
-    client = resources.docker_client()
+    client = labels.docker_client()
     run_id = f"test-hosts-{int(time.time())}"
-    labels = resources.labels(run_id, "test")
+    labels = labels.labels(run_id, "test")
     image = manifest.load(ROOT).images["nfsfio"].tag
     net = client.networks.create(f"perflab-{run_id}-room", driver="bridge", labels=labels)
     hosts = []
@@ -240,11 +242,11 @@ def test_hosts_file_drives_hosts_the_lab_does_not_own(docker_ok, artifacts, tmp_
         tl = json.loads((run_dir / "timeline.json").read_text())
         assert [tl["clients"][str(j)]["ip"] for j in (1, 2, 3)] == ips
         assert (run_dir / "fio" / "hosts.list").read_text() == "".join(f"{ip}\n" for ip in ips)
-        assert resources.docker_objects(client, doc["run_id"]) == []   # the lab's own objects are gone
+        assert labels.docker_objects(client, doc["run_id"]) == []   # the lab's own objects are gone
         for c in hosts:                                                 # the hosts are not the lab's
             c.reload()
             assert c.status == "running"
-        assert [x for x in resources.leftovers(ROOT) if x.run_id == doc["run_id"]] == []
+        assert [x for x in cleanup.leftovers(ROOT) if x.run_id == doc["run_id"]] == []
     finally:
         for c in hosts:
             c.remove(force=True)

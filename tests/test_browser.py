@@ -1,5 +1,5 @@
 """The published book works offline and looks right, in a real browser: headless Chromium (Debian's
-`chromium`, driven over the DevTools protocol by perflab.browser) opens the built book at its
+`chromium`, driven over the DevTools protocol by tests/support/browser.py) opens the built book at its
 index.html and clicks "next" through every chapter book.toml lists. On each page: no request to
 anything but file:/data:/blob: URLs, no console error or uncaught exception, every plotly figure of
 the page source drawn (an SVG with its traces), the "your run vs reference vs 2009" panel on every
@@ -15,7 +15,7 @@ import shutil
 import pytest
 
 from conftest import ARTIFACTS
-from perflab import browser
+from support import browser
 
 OUT = ARTIFACTS / "browser"
 
@@ -128,7 +128,7 @@ def test_case_study_chapters_call_compare(manifest):
 def test_the_checker_sees_what_is_wrong(tmp_path):
     """check_page must catch each fault it exists for: a request off file://, a console error, an
     uncaught exception, a figure div plotly never drew, a missing panel; and count a drawn figure."""
-    from perflab.figures import plotly_js_path
+    from perflab.analysis.figures import plotly_js_path
 
     shutil.copyfile(plotly_js_path(), tmp_path / "plotly.min.js")
     page_html = """<html><head><script src="plotly.min.js"></script></head><body>
@@ -153,7 +153,7 @@ def test_the_checker_sees_what_is_wrong(tmp_path):
 
 
 def test_case_study_needs_a_lab(tmp_path):
-    from perflab import manifest
+    from perflab.config import manifest
 
     (tmp_path / "a.md").write_text("# A\n")
     (tmp_path / "book.toml").write_text('[book]\ntitle = "t"\nauthor = "a"\n\n[[chapters]]\nid = "a"\ntitle = "A"\n'

@@ -7,7 +7,8 @@ import shlex
 import jupytext
 import pytest
 
-from perflab import cli, solutions
+from perflab import cli
+from perflab.book import solutions
 
 INLINE = re.compile(r"`([^`]+)`")
 #: Commands that need a file the reader makes first (a hosts file, a student's variant package):

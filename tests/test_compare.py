@@ -2,8 +2,8 @@
 show as "-", and a live run adds its own column beside the reference."""
 import json  # noqa: F401
 
-from perflab import session
-from perflab.compare import Row
+from perflab.run import session
+from perflab.analysis.compare import Row
 
 
 def test_reference_panel_shows_recomputed_metrics_and_2009(manifest):

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from perflab import manifest, zfs
+from perflab.config import manifest
+from perflab.infra import zfs
 
 ROOT = Path(__file__).resolve().parent.parent
 BS = 128 * 1024

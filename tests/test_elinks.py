@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from perflab import manifest as manifest_mod
+from perflab.config import manifest as manifest_mod
 
 CLIENTS = {"1": {"ip": "172.19.0.3"}, "2": {"ip": "172.19.0.4"}, "3": {"ip": "172.19.0.5"}}
 T0 = 1_700_000_000.0
@@ -215,7 +215,7 @@ def test_summary_from_a_synthetic_run(lab, tmp_path):
 def test_plan_and_schema(lab, manifest):
     lb = manifest.lab("elinks")
     assert lb.params["buggy_client"].max == "clients"
-    from perflab import params
+    from perflab.config import params
 
     with pytest.raises(params.ParamError, match="buggy_client=5: above the maximum 4"):
         params.resolve(lb, None, {"clients": 4, "buggy_client": 5})

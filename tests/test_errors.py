@@ -2,7 +2,9 @@
 line on stderr, never a traceback, and creates nothing."""
 import pytest
 
-from perflab import cli, errors, resources
+from perflab import cli, errors
+from perflab.infra import labels
+
 
 ROOT = __import__("conftest").ROOT
 
@@ -48,10 +50,7 @@ def test_unwritable_output(capsys, tmp_path):
 
 
 def test_no_docker_engine_is_refused(capsys, monkeypatch):
-    monkeypatch.setattr(resources, "docker_client", lambda: None)
-    from perflab import runner
-
-    monkeypatch.setattr(runner.resources, "docker_client", lambda: None)
+    monkeypatch.setattr(labels, "docker_client", lambda: None)
     rc, err, made = run(capsys, "run", "heatmaps", "--preset", "smoke")
     assert rc == 2 and "needs a Docker engine" in err and not made
 
@@ -71,16 +70,21 @@ def test_an_unexpected_error_is_one_line_and_the_traceback_goes_to_the_log(capsy
 
 
 def test_every_user_facing_error_has_a_documented_status():
+    """Every exception class defined anywhere in the package derives from PerflabError and carries
+    one of the documented exit statuses (every module is imported, so a new one is covered)."""
+    import importlib
     import inspect
+    import pkgutil
 
-    import perflab.containers, perflab.fio, perflab.fioclients, perflab.fiolog, perflab.grade  # noqa: E401
-    import perflab.manifest, perflab.mystery, perflab.params, perflab.slowdisk, perflab.zfs  # noqa: E401
-    mods = [perflab.containers, perflab.fio, perflab.fioclients, perflab.fiolog, perflab.grade,
-            perflab.manifest, perflab.mystery, perflab.params, perflab.slowdisk, perflab.zfs]
-    for mod in mods:
-        for name, obj in inspect.getmembers(mod, inspect.isclass):
+    import perflab
+
+    names = [m.name for m in pkgutil.walk_packages(perflab.__path__, "perflab.") if not m.name.endswith("__main__")]
+    assert "perflab.teaching.sealing" in names and "perflab.fio.logs" in names
+    for name in names:
+        mod = importlib.import_module(name)
+        for cname, obj in inspect.getmembers(mod, inspect.isclass):
             if issubclass(obj, Exception) and obj.__module__ == mod.__name__:
-                assert issubclass(obj, errors.PerflabError), f"{mod.__name__}.{name}"
+                assert issubclass(obj, errors.PerflabError), f"{mod.__name__}.{cname}"
                 assert obj.exit_status in (1, 2, 3)
 
 
@@ -90,21 +94,21 @@ def test_clean_run_leaves_a_live_run_alone(tmp_path, monkeypatch, capsys):
     import json
     import subprocess
 
-    from perflab import resources as r
+    from perflab.infra import cleanup, ledger
 
     calls = []
-    monkeypatch.setattr(r, "remove_docker_objects", lambda client, run_id=None, skip_runs=(): calls.append(run_id) or [])
-    monkeypatch.setattr(r, "docker_client", lambda: None)
+    monkeypatch.setattr(cleanup, "remove_docker_objects", lambda client, run_id=None, skip_runs=(): calls.append(run_id) or [])
+    monkeypatch.setattr(cleanup, "docker_client", lambda: None)
     runs = ROOT / "data" / "runs"
     runs.mkdir(parents=True, exist_ok=True)
     d = runs / "test-live-run-000000"
     d.mkdir(exist_ok=True)
     owner = subprocess.Popen(["sleep", "30"])
     try:
-        (d / r.OWNER).write_text(json.dumps({"pid": owner.pid, "start_time": r.proc_start_time(owner.pid)}))
+        (d / cleanup.OWNER).write_text(json.dumps({"pid": owner.pid, "start_time": ledger.proc_start_time(owner.pid)}))
         assert cli.main(["clean", "--run", d.name]) == 1
         assert "still running" in capsys.readouterr().err and calls == [] and d.exists()
-        done, failed = r.clean(ROOT, d.name)
+        done, failed = cleanup.clean(ROOT, d.name)
         assert calls == [] and done == []
     finally:
         owner.kill()

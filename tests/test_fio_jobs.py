@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from perflab import fio
+from perflab.fio import jobs as fio
 
 ROOT = Path(__file__).resolve().parent.parent
 JOBS = sorted(ROOT.glob("labs/*/jobs/*.fio"))

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from perflab import fioclients
-from perflab.fioclients import Host, HostsError
+from perflab.fio import clients as fioclients
+from perflab.fio.clients import Host, HostsError
 
 
 def test_hosts_file_with_comments_ports_and_addresses():

@@ -1,4 +1,4 @@
-"""perflab.fiolog: fio's JSON report, per-I/O logs, histogram logs and bin edges."""
+"""perflab.fio.logs: fio's JSON report, per-I/O logs, histogram logs and bin edges."""
 import json
 import math
 import shutil
@@ -8,8 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from perflab.fiolog import (FioLogError, FioOutputError, fio_bin_edges_ns, job_table,
-                            loads_fio_json, read_fio_json, read_hist_log, read_lat_log)
+from perflab.fio.logs import FioLogError, FioOutputError, fio_bin_edges_ns, job_table, loads_fio_json, read_fio_json, read_hist_log, read_lat_log
 
 DATA = Path(__file__).parent / "data"
 FIO = "/usr/bin/fio"

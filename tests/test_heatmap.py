@@ -1,4 +1,4 @@
-"""perflab.heatmap: bucketing, streaming from per-I/O logs, folding histogram logs, figure."""
+"""perflab.analysis.heatmap: bucketing, streaming from per-I/O logs, folding histogram logs, figure."""
 import math
 import shutil
 import subprocess
@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from perflab import heatmap as H
-from perflab.fiolog import FioLogError, fio_bin_edges_ns, read_hist_log, read_lat_log
+from perflab.analysis import heatmap as H
+from perflab.analysis.heatmap.plot import COLORSCALE
+from perflab.fio.logs import FioLogError, fio_bin_edges_ns, read_hist_log, read_lat_log
 
 DATA = Path(__file__).parent / "data"
 LAT = DATA / "fio333_randread_clat.1.log"
@@ -419,7 +420,7 @@ def test_busiest_cells_darkest_and_count_one_visible():
         r, g, b = pc.hex_to_rgb(c)
         return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
-    stops = [lum(c) for _, c in H._COLORSCALE]
+    stops = [lum(c) for _, c in COLORSCALE]
     assert stops[0] < 210                          # count 1: visible against a white page
     assert all(a > b for a, b in zip(stops, stops[1:]))   # busier is darker, all the way
     assert stops[-1] < 60

@@ -7,8 +7,8 @@ import stat
 
 import pytest
 
-from perflab import manifest as manifest_mod
-from perflab import params as params_mod
+from perflab.config import manifest as manifest_mod
+from perflab.config import params as params_mod
 
 KiB, MiB, GiB = 1024, 1 << 20, 1 << 30
 

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from perflab import manifest as manifest_mod
+from perflab.config import manifest as manifest_mod
 
 from conftest import ROOT
 

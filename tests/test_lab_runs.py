@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, perflab_cmd
-from perflab import manifest as manifest_mod, resources
+from perflab.config import manifest as manifest_mod
+from perflab.infra import cleanup, labels, ledger
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 LABS = list(manifest_mod.load(ROOT).labs)   # every lab's smoke preset runs live
@@ -22,7 +23,7 @@ def run_dirs():
 
 
 def labelled():
-    return resources.docker_objects(resources.docker_client())
+    return labels.docker_objects(labels.docker_client())
 
 
 def keep(artifacts, name, proc_or_text):
@@ -91,7 +92,7 @@ def test_smoke_run_completes_with_checks_and_provenance(docker_ok, artifacts, ma
     assert (run_dir / "notebook.ipynb").is_file() and list((run_dir / "figures").glob("*.html"))
     if uses_fio:
         assert list((run_dir / "fio").rglob("*.fio")) and list((run_dir / "fio").rglob("*.json"))
-    assert not (run_dir / resources.OWNER).exists()
+    assert not (run_dir / cleanup.OWNER).exists()
     assert_nothing_left(artifacts)
 
 
@@ -149,7 +150,7 @@ def test_interrupted_run_cleans_up_and_is_marked_incomplete(docker_ok, artifacts
     doc = json.loads((run_dir / "run.json").read_text())
     assert doc["status"] == "incomplete" and "interrupted" in doc["error"]
     assert doc["phases"]  # it kept what it had collected
-    assert [e for e in resources.Ledger(run_dir).open_entries()] == []
+    assert [e for e in ledger.Ledger(run_dir).open_entries()] == []
     assert_nothing_left(artifacts)
 
 
@@ -168,7 +169,7 @@ def test_sigkill_then_clean_removes_what_is_labelled_or_recorded(docker_ok, arti
     run_dir = ROOT / "data" / "runs" / run_id
     for e in [json.loads(x) for x in (run_dir / "resources.jsonl").read_text().splitlines()]:
         if e["kind"] == "process" and e["op"] == "create":
-            assert not resources.process_alive(int(e["id"]), e.get("start_time"))
+            assert not ledger.process_alive(int(e["id"]), e.get("start_time"))
     assert json.loads((run_dir / "run.json").read_text())["status"] == "incomplete"
     assert_nothing_left(artifacts)
 
@@ -213,7 +214,7 @@ def test_interrupted_at_a_random_moment_leaves_nothing(docker_ok, artifacts, lab
 
 def test_clean_leaves_unlabelled_objects_alone(docker_ok, artifacts):
     """`perflab clean` removes only what is perflab's: a volume without our labels survives."""
-    client = resources.docker_client()
+    client = labels.docker_client()
     v = client.volumes.create("perflab-test-not-ours")
     try:
         r = perflab_cmd("clean")

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from perflab import manifest as manifest_mod
-from perflab import params as params_mod
+from perflab.config import manifest as manifest_mod
+from perflab.config import params as params_mod
 
 
 @pytest.fixture(scope="module")

@@ -4,13 +4,13 @@ import subprocess
 import sys
 import time
 
-from perflab import resources
+from perflab.infra.lock import machine_lock
 
 HOLD = """
 import sys, time
 from pathlib import Path
-from perflab import resources
-with resources.machine_lock("first-lab smoke", path=Path(sys.argv[1])):
+from perflab.infra.lock import machine_lock
+with machine_lock("first-lab smoke", path=Path(sys.argv[1])):
     print("held", flush=True)
     time.sleep(float(sys.argv[2]))
 """
@@ -26,7 +26,7 @@ def test_second_run_waits_names_the_holder_and_then_runs(tmp_path):
     lock = tmp_path / "labs.lock"
     first = _holder(lock, 1.5)
     notes, t0 = [], time.time()
-    with resources.machine_lock("second-lab smoke", notes.append, path=lock):
+    with machine_lock("second-lab smoke", notes.append, path=lock):
         waited = time.time() - t0
         assert "second-lab smoke pid" in lock.read_text()
     first.wait()
@@ -39,5 +39,5 @@ def test_a_killed_holder_releases_the_lock(tmp_path):
     first.kill()
     first.wait()
     notes = []
-    with resources.machine_lock("next", notes.append, path=lock):
+    with machine_lock("next", notes.append, path=lock):
         assert notes == []   # free at once: nobody to wait for

@@ -6,7 +6,8 @@ from pathlib import Path
 import jupytext
 import pytest
 
-from perflab import jbconfig, manifest as manifest_mod
+from perflab.book import jbconfig
+from perflab.config import manifest as manifest_mod
 
 
 def test_jupyter_book_config_matches_book_toml(manifest):
@@ -70,7 +71,7 @@ def test_unknown_lab_suggests(manifest):
 def test_a_typo_in_a_table_is_refused_with_the_nearest_key(tmp_path):
     import shutil
 
-    from perflab import manifest as mm
+    from perflab.config import manifest as mm
 
     root = Path(__file__).resolve().parents[1]
     shutil.copy(root / "book.toml", tmp_path / "book.toml")

@@ -2,8 +2,8 @@
 allowed; good inputs are typed."""
 import pytest
 
-from perflab import params
-from perflab.manifest import Lab, Param
+from perflab.config import params
+from perflab.config.manifest import Lab, Param
 
 
 def make_lab(**extra_params):

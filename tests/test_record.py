@@ -5,8 +5,9 @@ import subprocess
 import sys
 import time
 
-from perflab import progress, resources
-from perflab.record import RunRecord
+from perflab.run import progress
+from perflab.infra import cleanup, ledger
+from perflab.run.record import RunRecord
 
 
 def _writer(d, i):
@@ -40,7 +41,7 @@ def test_killed_writer_leaves_a_complete_file(tmp_path):
     """SIGKILL a process that rewrites run.json in a loop; the file always parses."""
     r = RunRecord(tmp_path)
     r.create({"run_id": "x", "big": "y" * 200000})
-    code = ("import sys; from perflab.record import RunRecord; r=RunRecord(sys.argv[1]);\n"
+    code = ("import sys; from perflab.run.record import RunRecord; r=RunRecord(sys.argv[1]);\n"
             "i=0\nwhile True:\n  i+=1; r.metric(i=i)\n")
     p = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)])
     time.sleep(1.0)
@@ -51,14 +52,14 @@ def test_killed_writer_leaves_a_complete_file(tmp_path):
 
 
 def test_ledger_process_and_path(tmp_path):
-    led = resources.Ledger(tmp_path)
+    led = ledger.Ledger(tmp_path)
     scratch = tmp_path / "scratch"
     led.record("path", str(scratch))
     scratch.mkdir()
     p = subprocess.Popen(["sleep", "300"])
     led.record_process(p.pid, "test sleeper")
     assert {e["kind"] for e in led.open_entries()} == {"path", "process"}
-    assert resources.clean_run(tmp_path, None) == []
+    assert cleanup.clean_run(tmp_path, None) == []
     assert p.wait(5) is not None and not scratch.exists()
     assert led.open_entries() == []
 
@@ -67,9 +68,9 @@ def test_ledger_does_not_kill_a_reused_pid(tmp_path):
     """A recorded PID whose start time differs is some other process: left alone."""
     p = subprocess.Popen(["sleep", "300"])
     try:
-        led = resources.Ledger(tmp_path)
+        led = ledger.Ledger(tmp_path)
         led.record("process", str(p.pid), start_time=1, what="not this one")
-        resources.clean_run(tmp_path, None)
+        cleanup.clean_run(tmp_path, None)
         assert p.poll() is None
     finally:
         p.kill()

@@ -1,9 +1,9 @@
 """The reference runs the book renders are the code that ships: each was recorded from a clean tree at
-a commit whose labs/<lab>/ and lab images' inputs equal today's (perflab.reference). Re-record them
+a commit whose labs/<lab>/ and lab images' inputs equal today's (perflab.run.reference). Re-record them
 with `scripts/perflab references` (or one lab: `scripts/perflab references LAB`)."""
 import pytest
 
-from perflab import reference
+from perflab.run import reference
 
 
 def test_every_lab_has_a_fresh_reference(manifest):
@@ -63,7 +63,7 @@ def test_repeats_are_part_of_the_reference(manifest, tmp_path, monkeypatch):
 
 
 def test_compare_panel_shows_the_range_over_repeats():
-    from perflab.compare import Row, spread
+    from perflab.analysis.compare import Row, spread
 
     runs = [{"r": 1.97}, {"r": 2.31}, {"r": 1.88}, {"r": None}]
     assert spread(runs, Row("gap", "r", "{:.2f}x")) == "1.88x - 2.31x (3 runs)"

@@ -1,4 +1,4 @@
-"""perflab.sanity: each rule fires on the trap it names and stays quiet on a clean job, on synthetic
+"""perflab.analysis.sanity: each rule fires on the trap it names and stays quiet on a clean job, on synthetic
 fio 3.33 JSON (--output-format=json); the recorded reference runs raise only the findings the
 chapters know to be true."""
 import json
@@ -6,7 +6,7 @@ import json
 import pytest
 
 from conftest import ROOT
-from perflab import sanity
+from perflab.analysis import sanity
 
 
 def report(jobs, global_opts=None):
@@ -133,7 +133,7 @@ KNOWN_TRUE: dict = {"ht": {"too-short"}}
 @pytest.mark.parametrize("lab", ["heatmaps", "logzilla", "l2arc", "elinks", "bad-cable", "stepping", "dedup",
                                  "latency-art", "streaming", "ht"])
 def test_reference_runs_raise_only_true_findings(lab):
-    from perflab import session
+    from perflab.run import session
 
     if not (ROOT / "data" / "reference" / lab / "run.json").exists():
         pytest.skip(f"no reference run for {lab}")
@@ -144,7 +144,7 @@ def test_reference_runs_raise_only_true_findings(lab):
 
 def test_cpu_intent_is_not_client_bound_or_missing_latency():
     """A job declared to measure the CPU path (the HT lab) is CPU-bound and latency-free on purpose."""
-    from perflab import session
+    from perflab.run import session
 
     s = session.open("ht", run="reference")
     rules = {f.rule for f in sanity.review_session(s)}

@@ -14,8 +14,9 @@ from typing import Iterator
 import numpy as np
 import pytest
 
-from perflab import slowdisk as sd
-from perflab.fiolog import loads_fio_json, read_lat_log
+from perflab.infra import slowdisk as sd
+from perflab.infra.ledger import is_mounted
+from perflab.fio.logs import loads_fio_json, read_lat_log
 
 FIO = shutil.which("fio") or "/usr/bin/fio"
 DISK_BYTES = 256 << 20
@@ -117,9 +118,9 @@ def refuse(binary: Path, tmp_path: Path, opt: str) -> subprocess.CompletedProces
         return subprocess.run([str(binary), str(tmp_path / "b"), str(mp), "-f", "-o", opt],
                               capture_output=True, text=True, timeout=10)
     finally:
-        mounted_anyway = sd._is_mounted(str(mp))
+        mounted_anyway = is_mounted(str(mp))
         if mounted_anyway:
-            sd._unmount(str(mp))
+            sd.mount._unmount(str(mp))
         assert not mounted_anyway, f"-o {opt} was accepted and mounted"
 
 
@@ -149,14 +150,14 @@ def test_mount_lifecycle_and_cleanup_on_exception(binary, backing, tmp_path):
     with pytest.raises(RuntimeError, match="boom"):
         with sd.mounted(backing, mp) as m:
             pid = m.pid
-            assert sd._is_mounted(str(mp))
+            assert is_mounted(str(mp))
             assert {"d0", "d1"} <= set(os.listdir(mp))
             (mp / "new").write_bytes(b"x" * 10000)        # pass-through: create, write, read
             assert (backing / "new").read_bytes() == b"x" * 10000
             assert (mp / "new").read_bytes() == b"x" * 10000
             (mp / "new").unlink()
             raise RuntimeError("boom")
-    assert not sd._is_mounted(str(mp))
+    assert not is_mounted(str(mp))
     assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z"
     assert "disk new:" in m.stderr()       # per-disk totals printed at unmount
 
@@ -312,6 +313,6 @@ def test_sigterm_unmounts_and_flushes_the_log(binary, backing, tmp_path):
         fio(*common(m.disk("d0"), "--rw=randread", "--bs=4k", "--number_ios=1009"))
         os.kill(m.pid, 15)
         m.proc.wait(timeout=10)
-        assert not sd._is_mounted(str(m.mountpoint))
+        assert not is_mounted(str(m.mountpoint))
     assert m.proc.returncode == 0
     assert len(sd.read_device_log(logs / "d0.log")) == 1009

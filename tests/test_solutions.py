@@ -3,7 +3,7 @@ book's switch folds (default), shows or strips them without touching the chapter
 import jupytext
 import pytest
 
-from perflab import solutions
+from perflab.book import solutions
 
 NB = """---
 jupytext:
@@ -83,9 +83,9 @@ def test_every_lab_chapter_has_exercises_with_solutions(manifest):
 def test_stripped_book_has_exercises_but_no_solutions(manifest, tmp_path):
     """`perflab book --solutions strip`: the class's copy of the book keeps the questions only."""
     from conftest import perflab_cmd
-    from perflab import resources
+    from perflab.infra import lock
 
-    with resources.machine_lock("book build (tests)"):
+    with lock.machine_lock("book build (tests)"):
         r = perflab_cmd("book", "--solutions", "strip", "--out", str(tmp_path), timeout=1800)
     assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
     html = tmp_path / "_build" / "html"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from perflab import manifest
+from perflab.config import manifest
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = 1_000_000

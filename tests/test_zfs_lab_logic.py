@@ -4,7 +4,8 @@ from pathlib import Path
 
 import numpy as np
 
-from perflab import heatmap, zfs
+from perflab.analysis import heatmap
+from perflab.infra import zfs
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parent.parent

@@ -3,12 +3,12 @@
 Topology: one labelled, internal Docker network; on it an NFS server (NFS-Ganesha, NFSv4, export on
 a Docker volume; capabilities SYS_ADMIN and DAC_READ_SEARCH only) and the load generators. Each
 load generator runs `fio --server`; a driver container runs `fio --client=hosts.list clients.fio`
-(perflab.fioclients), so every client runs the same job at the same moment: sequential reads, with
+(perflab.fio.clients), so every client runs the same job at the same moment: sequential reads, with
 fio's NFS engine (libnfs; no mount, no capabilities), of one file written on the server first, so
 every read is served from the server's page cache: the 2009 "cached DRAM read workload".
 
 Load generators: by default `clients` containers of the lab. With `hosts=FILE` (one host per line,
-see perflab.fioclients) they are hosts the lab does not own, each already running `fio --server`
+see perflab.fio.clients) they are hosts the lab does not own, each already running `fio --server`
 (a class's machines, or containers): the server and the driver then join `hosts_network` (a Docker
 network those hosts are reachable on, e.g. a macvlan network for real hosts) and nothing is created
 on the hosts.
@@ -53,12 +53,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from perflab import fio, fioclients
-from perflab.record import read_lines
-from perflab.containers import ContainerFailed, Topology, exec_sh, wait_for_file, wait_until
+from perflab.fio import jobs as fio, clients as fioclients
+from perflab.run.record import read_lines
+from perflab.infra.containers import ContainerFailed, Topology, exec_sh, wait_for_file, wait_until
 
 
-#: For perflab.sanity: the rate changes on purpose during the run (peak-vs-average does not apply).
+#: For perflab.analysis.sanity: the rate changes on purpose during the run (peak-vs-average does not apply).
 INTENT = {"*": {"phased": "the bad cable is replaced mid-run: the chapter measures each phase apart"}}
 
 HERE = Path(__file__).resolve().parent
@@ -229,8 +229,8 @@ def validate(p: dict) -> list[str]:
                    "and the fio driver reach those hosts; allowed: the name of an existing Docker network "
                    "(a macvlan network for real hosts, see the chapter)")
     else:
-        from perflab import resources
-        client = resources.docker_client()
+        from perflab.infra import labels
+        client = labels.docker_client()
         names = {n.name for n in client.networks.list()} if client else set()
         if client and p["hosts_network"] not in names:
             out.append(f"parameter hosts_network={p['hosts_network']}: no such Docker network; allowed: one of "

@@ -8,7 +8,7 @@ Topology: one Docker volume holding two files, and four fio containers run one a
   client   jobs/client.fio: the disk-direct job again, with fio held to client_cpus CPUs (--cpus)
   payload  jobs/payload.fio: 512-byte buffered reads of an evicted file; the container's blkio
            counter (bytes the device read for it) before and after
-The sanity rules (perflab.sanity) read every report; the chapter checks that each fires on its trap
+The sanity rules (perflab.analysis.sanity) read every report; the chapter checks that each fires on its trap
 and stays quiet on the run done right. Real: fio, the page cache, the disk, the kernel's limits.
 Emulated: the disk's speed (the limits stand in for a slow disk with a known top speed).
 """
@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perflab import fio, fiolog, record, sanity
-from perflab.containers import Topology, data_root_disk
+from perflab.fio import jobs as fio, logs as fiolog
+from perflab.run import record
+from perflab.analysis import sanity
+from perflab.infra.containers import Topology, data_root_disk
 
 FILL_RATE = 150e6
 BLKIO = "/sys/fs/cgroup/blkio/blkio.throttle.io_service_bytes"

@@ -36,8 +36,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from perflab import fio, fiolog, zfs
-from perflab.containers import Topology
+from perflab.fio import jobs as fio, logs as fiolog
+from perflab.infra import zfs
+from perflab.infra.containers import Topology
 
 RECORD = 128 * 1024
 POOLS = {"est": {"checksum": "sha256"}, "ctl": {"checksum": "sha256"}, "ddp": {"dedup": "on"}}

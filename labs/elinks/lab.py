@@ -43,8 +43,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from perflab.record import read_lines
-from perflab.containers import Topology, exec_sh, wait_for_file, wait_until
+from perflab.run.record import read_lines
+from perflab.infra.containers import Topology, exec_sh, wait_for_file, wait_until
 
 HERE = Path(__file__).resolve().parent
 FORMHIST = ".elinks/formhist"

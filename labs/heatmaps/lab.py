@@ -18,8 +18,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from perflab import fio, fiolog, heatmap
-from perflab.containers import Topology
+from perflab.fio import jobs as fio, logs as fiolog
+from perflab.analysis import heatmap
+from perflab.infra.containers import Topology
 
 JOB = "two-bands"
 JOBS = ("cached", "direct")

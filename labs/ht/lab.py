@@ -45,9 +45,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from perflab import fio, fiolog
-from perflab.containers import ContainerFailed, Topology, exec_sh
-from perflab.params import fmt_size
+from perflab.fio import jobs as fio, logs as fiolog
+from perflab.infra.containers import ContainerFailed, Topology, exec_sh
+from perflab.config.params import fmt_size
 
 JOB = "cached-read"
 PHASES = ("working sets", "block sizes", "neighbours", "two CPUs")
@@ -73,7 +73,7 @@ def sweep_sets(p: dict) -> list[int]:
     return out
 
 
-#: For perflab.sanity: every job here measures the CPU's own path on purpose (cached reads pinned to
+#: For perflab.analysis.sanity: every job here measures the CPU's own path on purpose (cached reads pinned to
 #: a CPU, latency not recorded): "client-bound" and "no latency" are the experiment, not traps.
 INTENT = {"*": "cpu"}
 
@@ -457,7 +457,7 @@ def run(s) -> None:
 # ------------------------------------------------------------------------------- loading
 
 def _read_text(path: Path) -> str:
-    from perflab.record import read_lines
+    from perflab.run.record import read_lines
 
     return "\n".join(read_lines(path))
 

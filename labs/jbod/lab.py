@@ -42,9 +42,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from perflab import fio, fiolog
-from perflab.containers import Topology, wait_until
-from perflab.resources import remove_entry
+from perflab.fio import jobs as fio, logs as fiolog
+from perflab.infra.containers import Topology, wait_until
+from perflab.infra.ledger import remove_entry
 
 JOB = "stream-write"
 PHASES = ("as cabled", "second path", "balanced")
@@ -585,7 +585,7 @@ def lat_paths(data_dir: Path) -> list[Path]:
 
 def fig_heatmap(d: dict):
     """Disk I/O latency, every disk, all three phases, with the phase boundaries."""
-    from perflab import heatmap
+    from perflab.analysis import heatmap
 
     ios = d["ios"]
     t0 = float(ios["t"].min())

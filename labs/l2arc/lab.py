@@ -23,9 +23,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from perflab import fio, fiolog, heatmap, zfs
-from perflab.containers import Topology
-from perflab.slowdisk import DiskModel
+from perflab.fio import jobs as fio, logs as fiolog
+from perflab.analysis import heatmap
+from perflab.infra import zfs
+from perflab.infra.containers import Topology
+from perflab.infra.slowdisk import DiskModel
 
 #: 2009 figures: "L2ARC Screenshots" and "DRAM latency" posts (Brendan Gregg, 2009) and the Hybrid
 #: Storage Pool top-speeds post: a 7410 with 128 GB DRAM, 6 x 100 GB read SSDs, 140 disks.
@@ -33,7 +35,7 @@ FIGURES_2009 = {"arc_warmup_min": 92, "disk_rate": "< 20 MB/s of random reads",
                 "l2arc_warmup": "over a day (half of it fills quickly)", "iops_gain": "> 5x (40x on RAID-Z2)",
                 "dram_us": "0-21 us", "l2arc_us": "~300 us (128-260 us best case)", "disk_ms": "2-10 ms"}
 
-#: For perflab.sanity: the rate changes on purpose during the run (peak-vs-average does not apply).
+#: For perflab.analysis.sanity: the rate changes on purpose during the run (peak-vs-average does not apply).
 INTENT = {"*": {"phased": "the cache warms from cold during the run: rising IOPS are the experiment"}}
 
 RECORD = 8192

@@ -43,8 +43,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from perflab import fio, fiolog, heatmap, slowdisk
-from perflab.containers import Topology
+from perflab.fio import jobs as fio, logs as fiolog
+from perflab.analysis import heatmap
+from perflab.infra import slowdisk
+from perflab.infra.containers import Topology
 
 ICY, PTERO = "icy-lake", "pterodactyl"
 #: 2009 figures (Brendan Gregg): the icy lake (one NFS client thread of 8 KB O_DSYNC sequential
@@ -110,7 +112,7 @@ def icy_job(s) -> fio.JobFile:
 
 
 def sanity_context(p: dict) -> dict:
-    """For perflab.sanity: each pterodactyl disk streams at its own rate until the ports fill, then
+    """For perflab.analysis.sanity: each pterodactyl disk streams at its own rate until the ports fill, then
     shares them with every disk lit after it: its rate changes on purpose."""
     why = "disks light up one by one; past the ports' knee each disk's share falls as others join"
     return {f"disk{i}": {"phased": why} for i in range(p["disks"])}
@@ -195,7 +197,7 @@ def run(s) -> None:
                 extra.unlink()   # fio writes them beside the clat logs; the chapter uses clat only
     finally:
         (s.path("events.json")).write_text(json.dumps(events, indent=2))
-        from perflab.resources import remove_entry
+        from perflab.infra.ledger import remove_entry
 
         if remove_entry({"kind": "path", "id": str(host.parent)}):
             s.ledger.release("path", str(host.parent))

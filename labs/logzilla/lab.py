@@ -25,12 +25,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from perflab import fio, fiolog, heatmap, zfs
-from perflab.containers import ContainerFailed, Topology, wait_until
-from perflab.slowdisk import DiskModel
+from perflab.fio import jobs as fio, logs as fiolog
+from perflab.analysis import heatmap
+from perflab.infra import zfs
+from perflab.infra.containers import ContainerFailed, Topology, wait_until
+from perflab.infra.slowdisk import DiskModel
 
 
-#: For perflab.sanity: the rate changes on purpose during the run (peak-vs-average does not apply).
+#: For perflab.analysis.sanity: the rate changes on purpose during the run (peak-vs-average does not apply).
 INTENT = {"*": {"phased": "a separate log device is added mid-run: the chapter measures before and after apart"}}
 
 JOB = "sync-writes"

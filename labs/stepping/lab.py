@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from perflab import fio, fiolog
-from perflab.containers import Topology, data_root_disk
+from perflab.fio import jobs as fio, logs as fiolog
+from perflab.infra.containers import Topology, data_root_disk
 
 JOB = "stepped"
 GAIN_FRACTION = 0.5  # a step that adds less than half of one reader's rate adds no capacity

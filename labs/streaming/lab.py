@@ -29,9 +29,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from perflab import fio, fiolog, slowdisk, zfs
-from perflab.containers import ContainerFailed, Topology
-from perflab.slowdisk import DiskModel
+from perflab.fio import jobs as fio, logs as fiolog
+from perflab.infra import slowdisk, zfs
+from perflab.infra.containers import ContainerFailed, Topology
+from perflab.infra.slowdisk import DiskModel
 
 LAYOUTS = ("mirror", "raidz2")
 #: 2009 figures: "1 Gbyte/sec NFS, streaming from disk" (Brendan Gregg, 9 January 2009), a 7410

@@ -1,0 +1,59 @@
+"""Latency heat maps: the book's signature figure.
+
+"Reading latency heat maps" (chapters/heatmaps.md) explains how to read them; this
+package builds them from fio's logs (see :mod:`perflab.fiolog`) and draws them.
+
+A heat map has one column per ``col_s`` seconds of the run and one row per latency
+bucket; a cell counts the I/Os that completed in that column with a latency in that
+bucket.
+
+Buckets
+    *Log-linear* (the default), like fio's own histogram and DTrace's ``llquantize``:
+    every power-of-two group ``[2**g, 2**(g+1))`` from ``floor_ns`` (default 128 ns) up
+    to ``ceil_ns`` (default ``2**34`` ns, where fio's histogram ends) is split into
+    ``sub`` equal linear sub-buckets (``sub`` in 1, 2, 4, ..., 64; default 8), so each
+    bucket is at most 1/sub wide relative to its latency; all latencies below the floor
+    share one bucket ``[0, floor_ns)``.  Because ``sub`` divides 64, every bucket edge is
+    an edge of fio's 1856 histogram bins, so a histogram log folds into these buckets
+    exactly.  *Linear* buckets (``linear_ns`` wide, up to ``linear_max_ns``) draw the
+    "latency art" patterns of the chapter.
+
+    Bucket ``[lo, hi)`` holds latencies ``lo <= x < hi``.  Latencies at or above the top
+    edge are counted per column in :attr:`HeatMap.overflow` (never silently dropped:
+    :attr:`HeatMap.total` and :meth:`HeatMap.percentile` include them) but belong to no
+    cell.
+
+Time
+    ``time_ms`` in fio's logs counts from the job's start, so that is the common origin
+    when several logs are merged; column ``c`` covers ``[c*col_s, (c+1)*col_s)`` seconds.
+    A histogram-log line is stamped at the END of its interval; the interval is placed
+    in the column that holds its midpoint (so ``col_s`` should be a multiple of
+    ``log_hist_msec``).
+
+Building a map from a per-I/O log streams the file in pieces of a few MB through
+pyarrow's CSV parser (on a second thread) and counts with ``np.bincount``; memory stays
+at a few piece sizes whatever the log's size.
+
+Modules (each imports only those above it):
+
+- :mod:`~perflab.analysis.heatmap.buckets`: the latency bucket scheme (:class:`Buckets`), bucket
+  labels and the number and unit formats they use.
+- :mod:`~perflab.analysis.heatmap.model`: the :class:`HeatMap` (percentiles, tables, save and load)
+  and :func:`merge`, the exact sum of partial maps.
+- :mod:`~perflab.analysis.heatmap.ingest`: maps streamed from fio's logs (:func:`from_lat_log`,
+  :func:`from_hist_log`, :func:`detect_log_kind`), under a memory cap (:data:`MAX_MAP_BYTES`).
+- :mod:`~perflab.analysis.heatmap.plot`: the plotly :func:`figure`, its colour scale and ticks.
+- :mod:`~perflab.analysis.heatmap.command`: :func:`render`, what ``perflab heatmap`` writes.
+
+The names below are imported here: ``from perflab import heatmap; heatmap.figure(...)``.
+"""
+from __future__ import annotations
+
+from perflab.analysis.heatmap.buckets import LINEAR_MAX_BUCKETS, Buckets, bucket_labels
+from perflab.analysis.heatmap.model import HeatMap, merge
+from perflab.analysis.heatmap.ingest import MAX_MAP_BYTES, detect_log_kind, from_hist_log, from_lat_log
+from perflab.analysis.heatmap.plot import figure
+from perflab.analysis.heatmap.command import render
+
+__all__ = ["Buckets", "HeatMap", "from_lat_log", "from_hist_log", "figure", "render",
+           "merge", "bucket_labels", "detect_log_kind", "LINEAR_MAX_BUCKETS", "MAX_MAP_BYTES"]

@@ -1,0 +1,277 @@
+"""The heat map itself: counts of I/Os per (time column, latency bucket).
+
+A :class:`HeatMap` answers questions about its distribution (percentiles, shares, means per
+column), writes its cells as CSV and saves and loads itself (.npz).  Maps are sums of
+partial maps: :func:`merge` (or ``+``) adds maps that share column width and bucket edges,
+aligned on their time origins, exactly.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+
+from perflab.fio.logs import FioLogError
+
+__all__ = ["HeatMap", "merge", "column_ms", "column_seconds"]
+
+
+@dataclass(eq=False)
+class HeatMap:
+    """Counts of I/Os per (time column, latency bucket).
+
+    ``counts[c, b]`` counts the I/Os that completed in column ``c`` (``[c*col_s,
+    (c+1)*col_s)`` seconds after ``t0_ms``) with latency in ``[edges_ns[b],
+    edges_ns[b+1])``; ``overflow[c]`` those at or above ``edges_ns[-1]``.
+    """
+    edges_ns: np.ndarray
+    counts: np.ndarray
+    col_s: float = 1.0
+    t0_ms: int = 0
+    overflow: np.ndarray | None = None
+    sources: tuple[str, ...] = ()
+    kind: str = "per-io"          # "per-io" (per-I/O latency log), "hist" (histogram log), "mixed"
+    scale: str = "log-linear"     # or "linear"
+    exact: bool = True            # False if some fio bins were assigned to a bucket by midpoint
+    notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        self.edges_ns = np.asarray(self.edges_ns, dtype=np.int64)
+        self.counts = np.asarray(self.counts, dtype=np.int64).reshape(-1, len(self.edges_ns) - 1)
+        if self.overflow is None:
+            self.overflow = np.zeros(self.counts.shape[0], np.int64)
+        self.overflow = np.asarray(self.overflow, dtype=np.int64)
+        if self.overflow.shape != (self.counts.shape[0],):
+            raise ValueError("overflow needs one value per column")
+        column_ms(self.col_s)
+        self.sources = tuple(str(s) for s in self.sources)
+
+    # sizes and totals
+    @property
+    def n_columns(self) -> int:
+        return self.counts.shape[0]
+
+    @property
+    def n_buckets(self) -> int:
+        return self.counts.shape[1]
+
+    @property
+    def col_ms(self) -> int:
+        return column_ms(self.col_s)
+
+    @property
+    def total(self) -> int:
+        """Every event read, including the overflow."""
+        return int(self.counts.sum() + self.overflow.sum())
+
+    def column_totals(self) -> np.ndarray:
+        return self.counts.sum(axis=1) + self.overflow
+
+    def seconds(self) -> np.ndarray:
+        """Start of each column, in seconds from ``t0_ms`` (``column index * col_s``)."""
+        return column_seconds(np.arange(self.n_columns), self.col_ms)
+
+    # tables
+    def cells(self) -> pd.DataFrame:
+        """Non-empty cells: ``second, lat_lo_ns, lat_hi_ns, count``.
+
+        ``second`` is the column's start (column index * ``col_s``, from the log's
+        time origin); a cell counts latencies ``lat_lo_ns <= x < lat_hi_ns``.  Sorted by
+        second, then latency.
+        """
+        c, b = np.nonzero(self.counts)
+        return pd.DataFrame({
+            "second": column_seconds(c, self.col_ms),
+            "lat_lo_ns": self.edges_ns[b],
+            "lat_hi_ns": self.edges_ns[b + 1],
+            "count": self.counts[c, b],
+        })
+
+    def write_csv(self, path: str | os.PathLike) -> None:
+        """Write :meth:`cells` (exactly those four columns, with a header) to ``path``."""
+        self.cells().to_csv(path, index=False)
+
+    def _col_mask(self, t_from: float | None, t_to: float | None) -> np.ndarray:
+        start = np.arange(self.n_columns) * self.col_ms
+        sel = np.ones(self.n_columns, bool)
+        if t_from is not None:
+            sel &= start >= round(t_from * 1000)
+        if t_to is not None:
+            sel &= start < round(t_to * 1000)
+        return sel
+
+    def distribution(self, t_from_s: float | None = None, t_to_s: float | None = None) -> pd.DataFrame:
+        """Counts per bucket over the columns that start in ``[t_from_s, t_to_s)``.
+
+        Columns ``lat_lo_ns, lat_hi_ns, count, cum_pct`` (every bucket, empty ones too;
+        ``cum_pct`` is the share of the range's events below ``lat_hi_ns``, overflow
+        included in the denominator).  ``df.attrs["overflow"]`` holds the overflow count.
+        """
+        sel = self._col_mask(t_from_s, t_to_s)
+        dist = self.counts[sel].sum(axis=0)
+        over = int(self.overflow[sel].sum())
+        tot = dist.sum() + over
+        cum = np.cumsum(dist)
+        df = pd.DataFrame({
+            "lat_lo_ns": self.edges_ns[:-1], "lat_hi_ns": self.edges_ns[1:], "count": dist,
+            "cum_pct": 100.0 * cum / tot if tot else np.full(len(dist), np.nan),
+        })
+        df.attrs["overflow"] = over
+        return df
+
+    def percentile(self, q: float, t_from: float | None = None, t_to: float | None = None) -> float:
+        """The ``q``-th percentile (``q`` in percent, 0-100) of latency, in ns, from the buckets.
+
+        Returns the UPPER edge of the bucket that holds the ``ceil(q/100 * N)``-th
+        smallest latency: the true percentile ``p`` satisfies ``lo <= p < returned
+        value``, so the answer errs high by at most one bucket width (1/sub of the value
+        for log-linear buckets).  ``t_from``/``t_to`` (seconds) restrict it to the
+        columns that start in ``[t_from, t_to)``.  ``nan`` when there are no events,
+        ``inf`` when the percentile lies in the overflow.
+        """
+        if not 0 <= q <= 100:
+            raise ValueError(f"q is a percentage in [0, 100], not {q}")
+        sel = self._col_mask(t_from, t_to)
+        dist = self.counts[sel].sum(axis=0)
+        n = int(dist.sum() + self.overflow[sel].sum())
+        if n == 0:
+            return math.nan
+        rank = max(1, math.ceil(round(q * n / 100.0, 9)))
+        b = int(np.searchsorted(np.cumsum(dist), rank, side="left"))
+        return math.inf if b >= self.n_buckets else float(self.edges_ns[b + 1])
+
+    def fraction_between(self, lo_ns: float, hi_ns: float, t_from: float | None = None,
+                         t_to: float | None = None) -> float:
+        """Share (0-1) of the I/Os with latency in ``[lo_ns, hi_ns)``, estimated from the buckets.
+
+        Buckets wholly inside the range count fully; a bucket the range cuts counts in
+        proportion to the overlap (latencies assumed uniform inside a bucket), so the
+        error is at most the two edge buckets' counts.  The overflow is part of the
+        denominator and, when ``hi_ns`` is infinite, of the numerator.  ``nan`` if there
+        are no I/Os in the columns that start in ``[t_from, t_to)``.
+        """
+        sel = self._col_mask(t_from, t_to)
+        dist = self.counts[sel].sum(axis=0).astype(np.float64)
+        over = float(self.overflow[sel].sum())
+        n = dist.sum() + over
+        if n == 0:
+            return math.nan
+        lo_e = self.edges_ns[:-1].astype(np.float64)
+        hi_e = self.edges_ns[1:].astype(np.float64)
+        overlap = np.clip(np.minimum(hi_e, hi_ns) - np.maximum(lo_e, lo_ns), 0, None) / (hi_e - lo_e)
+        inside = float((dist * overlap).sum()) + (over if math.isinf(hi_ns) and hi_ns > 0 else 0.0)
+        return inside / n
+
+    def column_means_ns(self) -> pd.Series:
+        """Mean latency per column, estimated from bucket midpoints (what a dashboard of
+        averages would plot), indexed by the column's start in seconds; overflow excluded."""
+        mid = (self.edges_ns[:-1] + self.edges_ns[1:]) / 2.0
+        n = self.counts.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = (self.counts * mid).sum(axis=1) / n
+        return pd.Series(means, index=self.seconds(), name="mean_ns")[n > 0]
+
+    # merging
+    def __add__(self, other: "HeatMap") -> "HeatMap":
+        if not isinstance(other, HeatMap):
+            return NotImplemented
+        if self.col_ms != other.col_ms:
+            raise ValueError(f"cannot merge maps with columns of {self.col_s} s and {other.col_s} s")
+        a, b = self, other
+        if not np.array_equal(a.edges_ns, b.edges_ns):
+            a, b = _pad_buckets(a, b)
+        shift = b.t0_ms - a.t0_ms
+        if shift % a.col_ms:
+            raise ValueError(f"time origins {a.t0_ms} ms and {b.t0_ms} ms are not a whole number "
+                             f"of {a.col_ms} ms columns apart")
+        off_a, off_b = max(0, -shift // a.col_ms), max(0, shift // a.col_ms)
+        ncol = max(off_a + a.n_columns, off_b + b.n_columns)
+        counts = np.zeros((ncol, a.n_buckets), np.int64)
+        over = np.zeros(ncol, np.int64)
+        counts[off_a:off_a + a.n_columns] += a.counts
+        counts[off_b:off_b + b.n_columns] += b.counts
+        over[off_a:off_a + a.n_columns] += a.overflow
+        over[off_b:off_b + b.n_columns] += b.overflow
+        return HeatMap(a.edges_ns.copy(), counts, a.col_s, min(a.t0_ms, b.t0_ms), over,
+                       a.sources + b.sources, a.kind if a.kind == b.kind else "mixed",
+                       a.scale if a.scale == b.scale else "mixed", a.exact and b.exact,
+                       a.notes + [n for n in b.notes if n not in a.notes])
+
+    # saving: a map is a sum of partial maps, so maps saved from many files or hosts merge exactly
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the map to ``path`` (.npz): counts, overflow, edges and what describes them."""
+        import json
+
+        meta = {"format": "perflab-heatmap/1", "col_ms": self.col_ms, "t0_ms": int(self.t0_ms),
+                "sources": list(self.sources), "kind": self.kind, "scale": self.scale, "exact": self.exact,
+                "notes": list(self.notes)}
+        tmp = Path(str(path) + ".tmp.npz")
+        np.savez_compressed(tmp, edges_ns=self.edges_ns, counts=self.counts, overflow=self.overflow,
+                            meta=np.array(json.dumps(meta)))
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "HeatMap":
+        """A map written by :meth:`save`; refuses anything else, naming the file."""
+        import json
+        import zipfile
+
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                meta = json.loads(str(z["meta"]))
+                if meta.get("format") != "perflab-heatmap/1":
+                    raise ValueError("format")
+                return cls(z["edges_ns"], z["counts"], meta["col_ms"] / 1000, meta["t0_ms"], z["overflow"],
+                           tuple(meta["sources"]), meta["kind"], meta["scale"], meta["exact"], meta["notes"])
+        except (KeyError, ValueError, OSError, zipfile.BadZipFile) as e:
+            if isinstance(e, OSError) and not Path(path).exists():
+                raise
+            raise FioLogError(f"{path}: not a heat map saved by perflab (perflab heatmap --save): "
+                              f"{type(e).__name__}: {e}") from None
+
+    def merge(self, *others: "HeatMap") -> "HeatMap":
+        out = self
+        for o in others:
+            out = out + o
+        return out
+
+
+def merge(maps: Iterable[HeatMap]) -> HeatMap:
+    """Sum maps that share bucket edges and column width (aligned on their time origins)."""
+    maps = list(maps)
+    if not maps:
+        raise ValueError("nothing to merge")
+    return maps[0].merge(*maps[1:])
+
+
+def _pad_buckets(a: HeatMap, b: HeatMap) -> tuple[HeatMap, HeatMap]:
+    """Linear maps trimmed to their data: extend the shorter one with empty buckets."""
+    short, long_ = (a, b) if len(a.edges_ns) < len(b.edges_ns) else (b, a)
+    n = len(short.edges_ns)
+    if not np.array_equal(long_.edges_ns[:n], short.edges_ns) or short.overflow.any():
+        raise ValueError("cannot merge heat maps with different bucket edges")
+    counts = np.zeros((short.n_columns, long_.n_buckets), np.int64)
+    counts[:, :short.n_buckets] = short.counts
+    padded = HeatMap(long_.edges_ns.copy(), counts, short.col_s, short.t0_ms, short.overflow,
+                     short.sources, short.kind, short.scale, short.exact, list(short.notes))
+    return (padded, long_) if short is a else (long_, padded)
+
+
+def column_ms(col_s: float) -> int:
+    """A column width in whole milliseconds; refuses a width that is not one."""
+    ms = round(col_s * 1000)
+    if ms < 1 or abs(ms - col_s * 1000) > 1e-6:
+        raise ValueError(f"col_s must be a positive whole number of milliseconds, not {col_s}")
+    return int(ms)
+
+
+def column_seconds(cols: np.ndarray, col_ms: int) -> np.ndarray:
+    """Start of columns ``cols`` in seconds (integers when the columns are whole seconds)."""
+    if col_ms % 1000 == 0:
+        return np.asarray(cols, np.int64) * (col_ms // 1000)
+    return np.asarray(cols, np.int64) * col_ms / 1000.0

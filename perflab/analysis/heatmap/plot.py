@@ -1,0 +1,193 @@
+"""The heat map as a plotly figure: the map, its colour scale and ticks, and the side panel.
+
+chapters/heatmaps.md shows how to read it.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from perflab.analysis.heatmap.buckets import UNITS, bucket_labels, format_ns, format_number, unit_for
+from perflab.analysis.heatmap.model import HeatMap, column_seconds
+
+__all__ = ["figure", "COLORSCALE"]
+
+# Light to dark (ColorBrewer's OrRd from its fourth step on): a single I/O (count 1) is a pale
+# orange that still stands out on white, and the busiest cells are the darkest, most visible red.
+# Empty cells are not drawn (white background).  chapters/heatmaps.md describes it in these words.
+COLORSCALE = [[0.0, "#fdbb84"], [0.25, "#fc8d59"], [0.5, "#ef6548"], [0.75, "#d7301f"],
+              [1.0, "#7f0000"]]
+
+
+def _count_ticks(zmax: float) -> tuple[list[float], list[str]]:
+    def lab(c: int) -> str:
+        for div, suf in ((10 ** 9, "G"), (10 ** 6, "M"), (10 ** 3, "k")):
+            if c >= div:
+                return f"{c // div}{suf}"
+        return str(c)
+    vals = []
+    for k in range(int(math.floor(zmax)) + 1):
+        vals += [10 ** k] + ([2 * 10 ** k, 5 * 10 ** k] if zmax < 2.5 else [])
+    vals = [v for v in vals if math.log10(v) <= zmax + 1e-9]
+    return [math.log10(v) for v in vals], [lab(v) for v in vals]
+
+
+def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto",
+           companion: bool = True, t_range: tuple[float, float] | None = None,
+           y_max_ns: int | None = None, max_count: int | None = None):
+    """The heat map as a plotly Figure.
+
+    x is time (s), y the latency buckets, colour the count on a log10 scale (colour-bar
+    ticks labelled in real counts; count 1 is pale orange, the busiest cells darkest red,
+    empty cells are not drawn).
+    With ``linear=False`` every bucket is one row of equal height (the log-linear
+    layout) labelled with its range; ``linear=True`` uses a numeric latency axis
+    (bucket edges in ``unit``), natural for linear buckets.  Only the rows and columns
+    from the first to the last non-empty one are drawn (empty ones in between stay:
+    a gap in time or latency is information).  Hover shows the column's time span, the
+    latency range, the count and the share of that column's I/Os below the bucket's
+    upper edge.  ``companion`` adds a panel on the right, sharing the latency axis, with
+    the distribution over ``t_range`` (seconds, default the whole run; shaded on the map).
+    ``y_max_ns`` draws the rows up to the one holding that latency only (for a shape that a
+    few rare slow I/Os would squash into the bottom of the axis); the title says how many
+    I/Os are above it and not drawn.  ``max_count`` fixes the top of the colour scale (maps meant
+    to be compared side by side share one scale; default: this map's busiest cell).  A linear
+    latency axis that does not start at 0 says where it starts in its title.
+    """
+    from plotly.subplots import make_subplots
+
+    ncols = 2 if companion else 1
+    # room between the map and its side panel, for the map's last time tick
+    fig = make_subplots(rows=1, cols=ncols, shared_yaxes=True, horizontal_spacing=0.04,
+                        column_widths=[0.78, 0.22] if companion else [1.0])
+    r0, r1, notes = _drawn_rows(hm, y_max_ns)
+    fig.update_layout(title=dict(text=(title or "") + "".join(f"<br><sub>{n}</sub>" for n in notes)),
+                      plot_bgcolor="white", paper_bgcolor="white",
+                      # each note is a line under the title: the plot starts below the last one
+                      margin=dict(l=90, r=20, t=60 + 20 * len(notes), b=110))
+    if r1 == r0:   # not one non-empty row
+        fig.add_annotation(text="no I/Os in range", showarrow=False, xref="paper", yref="paper",
+                           x=0.5, y=0.5)
+        return fig
+    edges = hm.edges_ns[r0:r1 + 1]
+    labels = bucket_labels(edges, unit)
+    u = (unit if unit != "auto" else unit_for(int(edges[-1]))) if linear else "ns"
+    heat, y, ytitle = _heat_trace(hm, r0, r1, labels, linear, u, max_count)
+    fig.add_trace(heat, row=1, col=1)
+    fig.update_xaxes(title_text="time (s)", showgrid=False, row=1, col=1)
+    height = int(min(1000, max(380, 16 * (r1 - r0) + 140)))
+    row_px = (height - 60 - 20 * len(notes) - 110) / max(1, r1 - r0)   # a row's height on the page
+    _latency_axis(fig, labels, y, ytitle, linear, u, row_px)
+    if companion:
+        _add_companion(fig, hm, r0, r1, labels, linear, u, t_range)
+    fig.update_layout(height=height, bargap=0.05)
+    return fig
+
+
+def _drawn_rows(hm: HeatMap, y_max_ns: int | None) -> tuple[int, int, list[str]]:
+    """The latency rows to draw, ``r0`` to ``r1`` (excluded): the first to the last non-empty one,
+    cut at the row that holds ``y_max_ns``; and the map's notes, plus one on the I/Os above them."""
+    rows = np.flatnonzero(hm.counts.any(axis=0))
+    notes = list(hm.notes)
+    r0 = int(rows[0]) if len(rows) else 0
+    r1 = int(rows[-1]) + 1 if len(rows) else 0
+    # I/Os above the drawn rows: those past the last bucket edge, and those y_max_ns leaves out (one note)
+    above, above_ns = int(hm.overflow.sum()), int(hm.edges_ns[-1])
+    if y_max_ns is not None and len(rows):
+        cut = int(np.searchsorted(hm.edges_ns, y_max_ns, side="right"))   # rows below y_max_ns's bucket end
+        if r0 < cut < r1:
+            above += int(hm.counts[:, cut:r1].sum())
+            above_ns, r1 = int(hm.edges_ns[cut]), cut
+    if above:
+        notes.append(f"{above:,} I/Os ({100 * above / max(hm.total, 1):.2g}%) at or above "
+                     f"{format_ns(above_ns)} are above the drawn rows")
+    return r0, r1, notes
+
+
+def _heat_trace(hm: HeatMap, r0: int, r1: int, labels: list[str], linear: bool, u: str,
+                max_count: int | None):
+    """The map's trace (rows ``r0`` to ``r1``, the non-empty columns), its y values and y-axis title."""
+    import plotly.graph_objects as go
+
+    colsnz = np.flatnonzero(hm.counts.any(axis=1))
+    c0, c1 = int(colsnz[0]), int(colsnz[-1]) + 1
+    block = hm.counts[c0:c1, r0:r1].T            # [rows, columns]
+    col_tot = hm.column_totals()[c0:c1]
+    below = np.cumsum(hm.counts[c0:c1, :r1], axis=1)[:, r0:].T  # events below each bucket's hi
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(block > 0, np.log10(np.maximum(block, 1)), np.nan).astype(np.float32)
+        pct = (100.0 * below / np.maximum(col_tot, 1)).astype(np.float32)
+    starts = column_seconds(np.arange(c0, c1), hm.col_ms).astype(np.float64)
+    edges = hm.edges_ns[r0:r1 + 1]
+    cd = np.empty(block.shape + (5 if linear else 3,),
+                  np.float64 if block.max() >= 2 ** 24 else np.float32)
+    cd[..., 0] = block
+    cd[..., 1] = pct
+    cd[..., 2] = starts[None, :]
+    if linear:   # numeric axis: bricks between edges; show the bucket's range from customdata
+        cd[..., 3] = (edges[:-1] / UNITS[u])[:, None]
+        cd[..., 4] = (edges[1:] / UNITS[u])[:, None]
+        y, ytitle = edges / UNITS[u], f"latency ({u})"
+        lat = f"%{{customdata[3]:.4~g}}-%{{customdata[4]:.4~g}} {u}"
+    else:
+        y, ytitle, lat = labels, "latency bucket", "%{y}"
+    zmax = max(float(np.nanmax(z)), 1.0) if max_count is None else max(math.log10(max(max_count, 1)), 1.0)
+    tickvals, ticktext = _count_ticks(zmax)
+    heat = go.Heatmap(
+        z=z, x=column_seconds(np.arange(c0, c1 + 1), hm.col_ms), y=y, customdata=cd,
+        colorscale=COLORSCALE, zmin=0.0, zmax=zmax, hoverongaps=False,
+        # below the map, across it: a narrow screen keeps it (a bar at the right is cut off there)
+        colorbar=dict(title=dict(text="I/Os per cell", side="top"), tickvals=tickvals, ticktext=ticktext,
+                      orientation="h", x=0.4, xanchor="center", y=-0.1, yanchor="top", len=0.6,
+                      thickness=12),
+        hovertemplate=(f"t: %{{customdata[2]}} s (a {hm.col_s:g} s column)<br>latency: {lat}"
+                       "<br>count: %{customdata[0]:,}"
+                       "<br>below this bucket's top: %{customdata[1]:.2f}% of the column"
+                       "<extra></extra>"),
+        name="I/Os")
+    return heat, y, ytitle
+
+
+def _latency_axis(fig, labels: list[str], y, ytitle: str, linear: bool, u: str, row_px: float) -> None:
+    """The map's y axis: labelled rows (log-linear layout) or a numeric latency axis (linear)."""
+    if not linear:
+        # Rows labelled at a steady step that leaves each label room (plotly thins a crowded category
+        # axis by itself, at an uneven step): every row while rows are 14 px or more, else every k-th.
+        step = max(1, math.ceil(14 / max(row_px, 1e-9)))
+        shown = labels[::step]
+        fig.update_yaxes(type="category", categoryorder="array", categoryarray=labels,
+                         tickmode="array", tickvals=shown, ticktext=shown, tickfont=dict(size=10),
+                         title_text=ytitle + (f" (one row in {step} labelled)" if step > 1 else ""),
+                         showgrid=False, row=1, col=1)
+    else:
+        # the drawn rows only (an empty band from 0 would squash the shape), and the title says where
+        # the axis starts when that is not 0
+        start = f", from {format_number(float(y[0]), 3)}" if y[0] > 0 else ""
+        fig.update_yaxes(title_text=f"latency ({u}{start})", showgrid=False, row=1, col=1)
+
+
+def _add_companion(fig, hm: HeatMap, r0: int, r1: int, labels: list[str], linear: bool, u: str,
+                   t_range: tuple[float, float] | None) -> None:
+    """The side panel: the distribution of rows ``r0`` to ``r1`` over ``t_range`` (shaded on the map)."""
+    import plotly.graph_objects as go
+
+    edges = hm.edges_ns[r0:r1 + 1]
+    t_from, t_to = t_range if t_range is not None else (None, None)
+    dist = hm.distribution(t_from, t_to).iloc[r0:r1]
+    cnt = dist["count"].to_numpy()
+    nz = cnt > 0
+    yb = np.asarray(labels)[nz] if not linear else (edges[:-1][nz] + edges[1:][nz]) / 2 / UNITS[u]
+    rng = "all columns" if t_range is None else f"{t_range[0]:g}-{t_range[1]:g} s"
+    bar = go.Bar(x=cnt[nz], y=yb, orientation="h", marker_color="#54278f",
+                 customdata=np.stack([dist["cum_pct"].to_numpy()[nz]], axis=-1).astype(np.float32),
+                 hovertemplate="%{y}<br>count: %{x:,}<br>below top: %{customdata[0]:.3f}%<extra></extra>",
+                 name=f"distribution ({rng})", showlegend=False)
+    if linear:
+        bar.update(width=(edges[1:][nz] - edges[:-1][nz]) / UNITS[u])
+    fig.add_trace(bar, row=1, col=2)
+    fig.update_xaxes(type="log", title_text=f"I/Os ({rng})", showgrid=True,
+                     gridcolor="#eee", row=1, col=2)
+    if t_range is not None:
+        fig.add_vrect(x0=t_range[0], x1=t_range[1], fillcolor="#888", opacity=0.12,
+                      line_width=0, row=1, col=1)

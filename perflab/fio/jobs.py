@@ -1,0 +1,117 @@
+"""fio job files: read the lab's shipped job files, apply parameters, and run them in a container.
+
+The job files under labs/<lab>/jobs/ are real and run on their own (`fio labs/heatmaps/jobs/x.fio`,
+with concrete values and a scratch path under /tmp). Parameters are applied here, by rewriting
+options in named sections, never by fio's ${VAR} expansion (an undefined variable silently becomes
+empty); a job file containing `${` is refused. Reading fio's output is perflab.fio.logs's job.
+"""
+from __future__ import annotations
+
+from perflab.errors import Refused
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_SECTION = re.compile(r"^\s*\[([^\]]+)\]\s*$")
+_OPTION = re.compile(r"^\s*([A-Za-z0-9_]+)\s*(?:=\s*(.*?))?\s*$")
+
+
+class JobFileError(Refused, ValueError):
+    pass
+
+
+@dataclass
+class JobFile:
+    """A fio job file as ordered sections of ordered options, keeping its header comment."""
+
+    header: list[str] = field(default_factory=list)
+    sections: dict[str, list[tuple[str, str | None]]] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, text: str, source: str = "<job>") -> "JobFile":
+        jf = cls()
+        cur = None
+        for n, line in enumerate(text.splitlines(), 1):
+            s = line.strip()
+            if "${" in s and not (s and s[0] in ";#"):   # a comment may mention ${VAR}; an option may not
+                raise JobFileError(f"{source}:{n}: uses ${{...}} expansion; perflab applies parameters "
+                                   "itself (an undefined variable would silently become empty)")
+            if not s or s[0] in ";#":
+                if cur is None:
+                    jf.header.append(line)
+                continue
+            m = _SECTION.match(s)
+            if m:
+                cur = m.group(1)
+                if cur in jf.sections:
+                    raise JobFileError(f"{source}:{n}: section [{cur}] appears twice")
+                jf.sections[cur] = []
+                continue
+            m = _OPTION.match(s)
+            if not m or cur is None:
+                raise JobFileError(f"{source}:{n}: not an option or a [section]: {s!r}")
+            jf.sections[cur].append((m.group(1), m.group(2)))
+        return jf
+
+    @classmethod
+    def load(cls, path: Path) -> "JobFile":
+        return cls.parse(Path(path).read_text(), str(path))
+
+    def get(self, section: str, key: str, default=None):
+        for k, v in self.sections.get(section, []):
+            if k == key:
+                return v
+        return default
+
+    def set(self, section: str, key: str, value) -> None:
+        """Set an option (value True: a bare flag; False or None: remove it)."""
+        if section not in self.sections:
+            raise JobFileError(f"no section [{section}] (sections: {', '.join(self.sections)})")
+        opts = [(k, v) for k, v in self.sections[section] if k != key]
+        if value is True:
+            opts.append((key, None))
+        elif value not in (False, None):
+            opts.append((key, str(value)))
+        self.sections[section] = opts
+
+    def apply(self, overrides: dict[str, dict]) -> "JobFile":
+        for sec, kv in overrides.items():
+            for k, v in kv.items():
+                self.set(sec, k, v)
+        return self
+
+    def text(self) -> str:
+        out = list(self.header)
+        for sec, opts in self.sections.items():
+            if out and out[-1].strip():
+                out.append("")
+            out.append(f"[{sec}]")
+            out += [k if v is None else f"{k}={v}" for k, v in opts]
+        return "\n".join(out) + "\n"
+
+    def write(self, path: Path) -> Path:
+        Path(path).write_text(self.text())
+        return Path(path)
+
+    def jobs(self) -> list[str]:
+        return [s for s in self.sections if s != "global"]
+
+
+def version(topo, image: str) -> str:
+    """fio's version inside `image` ("fio-3.33"), for a run's provenance: the fio that did the I/O."""
+    return topo.run(image, "fio-version", ["fio", "--version"], network_mode="none").strip()
+
+
+def run_in_container(topo, image: str, job: Path, out_dir: Path, name: str, *, volumes=None,
+                     timeout: float | None = None, extra_args=(), **kw) -> Path:
+    """Run `fio job` in a container of `topo` with out_dir mounted as its working directory /out,
+    so the JSON result (NAME.json) and every log land in out_dir. Returns the JSON's path."""
+    out_dir = Path(out_dir)
+    rel = Path(job).resolve().relative_to(out_dir.resolve())
+    vols = {str(out_dir.resolve()): {"bind": "/out", "mode": "rw"}, **(volumes or {})}
+    cmd = ["fio", "--output-format=json", f"--output={name}.json", *extra_args, str(rel)]
+    output = topo.run(image, name, cmd, volumes=vols, working_dir="/out", timeout=timeout,
+                      network_mode="none", **kw)
+    (out_dir / f"{name}.stdout.txt").write_text(output)
+    return out_dir / f"{name}.json"

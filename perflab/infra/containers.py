@@ -1,0 +1,171 @@
+"""Lab topologies built from Python with the Docker SDK, as context managers.
+
+`Topology` creates networks, volumes and containers, each labelled with the run id
+(labels.labels), and removes all of them when the `with` block ends: normally, on an exception,
+on KeyboardInterrupt (Ctrl-C or the runner's interrupt). If creating one object fails half-way, the
+objects made before it are removed too. Containers get `--init` and only the capabilities and
+devices the lab asks for; nothing runs privileged. After a SIGKILL, `perflab clean` finds the
+leftovers by their labels.
+
+Front page, "Nothing left behind"; the chapters show each lab's topology.
+"""
+from __future__ import annotations
+
+from perflab.errors import Failed
+
+import contextlib
+import logging
+import time
+
+from perflab.infra import labels
+
+log = logging.getLogger(__name__)
+
+
+class ContainerFailed(Failed, RuntimeError):
+    """A container exited non-zero; the message carries the tail of its output."""
+
+
+class Topology:
+    def __init__(self, run_id: str, lab: str | None = None, client=None):
+        self.run_id = run_id
+        self.lab = lab
+        self.client = client
+        self.labels = labels.labels(run_id, lab)
+        self._objects: list = []  # (kind, obj) in creation order
+
+    # -- lifecycle --
+    def __enter__(self):
+        if self.client is None:
+            self.client = labels.docker_client()
+            if self.client is None:
+                raise RuntimeError("no Docker engine answers: run `make setup` (it starts dockerd), "
+                                   "or see `perflab doctor`")
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def close(self) -> list[str]:
+        """Remove everything this topology created, newest first; then anything else labelled with
+        the run id (objects created by a crashed earlier attempt). Never raises."""
+        import docker.errors
+
+        failed = []
+        for kind, obj in reversed(self._objects):
+            try:
+                if kind == "container":
+                    obj.remove(force=True, v=True)
+                else:
+                    obj.remove(**({"force": True} if kind == "volume" else {}))
+            except docker.errors.NotFound:
+                pass
+            except Exception as e:  # noqa: BLE001
+                failed.append(f"{kind} {getattr(obj, 'name', obj)}: {e}")
+        self._objects.clear()
+        with contextlib.suppress(Exception):
+            failed += labels.remove_docker_objects(self.client, self.run_id)
+        for f in failed:
+            log.warning("cleanup: %s", f)
+        return failed
+
+    def _name(self, name: str) -> str:
+        return f"perflab-{self.run_id}-{name}"
+
+    # -- objects --
+    def network(self, name: str, internal: bool = False, **kw):
+        net = self.client.networks.create(self._name(name), driver="bridge", internal=internal,
+                                          labels=self.labels, check_duplicate=True, **kw)
+        self._objects.append(("network", net))
+        return net
+
+    def volume(self, name: str, **kw):
+        vol = self.client.volumes.create(self._name(name), labels=self.labels, **kw)
+        self._objects.append(("volume", vol))
+        return vol
+
+    def container(self, image: str, name: str, command=None, *, network=None, cap_add=(),
+                  devices=(), volumes=None, mounts=None, environment=None, detach=True,
+                  working_dir=None, cpuset_cpus=None, **kw):
+        """Create and start a container. Nothing privileged: capabilities and devices are listed
+        explicitly by the lab that needs them."""
+        kw.setdefault("init", True)
+        c = self.client.containers.create(
+            image, command, name=self._name(name), labels=self.labels, detach=detach,
+            network=getattr(network, "name", network), cap_add=list(cap_add) or None,
+            devices=list(devices) or None, volumes=volumes, mounts=mounts, environment=environment,
+            working_dir=working_dir, cpuset_cpus=cpuset_cpus, **kw)
+        self._objects.append(("container", c))
+        c.start()
+        return c
+
+    def run(self, image: str, name: str, command, timeout: float | None = None, **kw) -> str:
+        """Run a container to completion; return its output; raise ContainerFailed on a non-zero
+        exit (with the last lines of its output) or when it outlives `timeout` seconds."""
+        c = self.container(image, name, command, **kw)
+        try:
+            res = c.wait(timeout=timeout) if timeout else c.wait()
+        except Exception as e:  # requests' ReadTimeout and friends, or the engine going away
+            within = f"within {timeout:g} s" if timeout else "(no time limit)"
+            raise ContainerFailed(f"{name}: did not finish {within}: {type(e).__name__}: {e}") from None
+        out = c.logs(stdout=True, stderr=True).decode(errors="replace")
+        code = res.get("StatusCode", -1)
+        if code != 0:
+            tail = "\n".join(out.splitlines()[-20:])
+            raise ContainerFailed(f"{name}: exit code {code}\n{tail}")
+        return out
+
+    def remove(self, obj) -> None:
+        """Remove one object early (e.g. a finished fio container)."""
+        for i, (kind, o) in enumerate(self._objects):
+            if o is obj:
+                with contextlib.suppress(Exception):
+                    o.remove(force=True, v=True) if kind == "container" else o.remove()
+                del self._objects[i]
+                return
+
+
+def exec_sh(c, cmd: list[str]) -> tuple[int, str]:
+    """Run a command in container c; its exit code and output."""
+    r = c.exec_run(cmd)
+    return r.exit_code, r.output.decode(errors="replace")
+
+
+def wait_for_file(c, path: str, timeout: float, what: str) -> None:
+    """Until `path` exists in container c; if the container stops first, fail with its output."""
+    def ready():
+        c.reload()
+        if c.status not in ("running", "created"):
+            tail = c.logs(tail=20).decode(errors="replace")
+            raise ContainerFailed(f"{what}: the container stopped ({c.status})\n{tail}")
+        return exec_sh(c, ["test", "-e", path])[0] == 0
+    wait_until(ready, timeout, what, interval=0.2)
+
+
+def wait_until(pred, timeout: float, what: str, interval: float = 0.2):
+    t_end = time.time() + timeout
+    while time.time() < t_end:
+        v = pred()
+        if v:
+            return v
+        time.sleep(interval)
+    raise TimeoutError(f"{what}: not ready after {timeout:g} s")
+
+
+def data_root_disk(client) -> str:
+    """The whole block device (/dev/NAME) that holds Docker's data root, and so its volumes: the
+    device that docker's --device-read-iops/--device-read-bps must name to limit a lab's "disk"
+    (chapters/benchmarking.md, chapters/stepping.md)."""
+    import os
+
+    root = client.info().get("DockerRootDir", "/var/lib/docker")
+    dev = os.stat(root).st_dev
+    sys_dev = os.path.realpath(f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}")
+    if os.path.exists(os.path.join(sys_dev, "partition")):
+        sys_dev = os.path.dirname(sys_dev)  # a partition: throttling applies to its disk
+    path = f"/dev/{os.path.basename(sys_dev)}"
+    if not os.path.exists(path):
+        raise RuntimeError(f"Docker's data root {root} is on {sys_dev}, which has no block device "
+                           "node to throttle (an overlay or network file system?)")
+    return path

@@ -1,0 +1,85 @@
+"""`perflab doctor`: what this machine can run, and for each lab whether it can run and why not.
+
+Each probe is small, has no side effects beyond a moment's test object that it removes, and says
+what it found in a word and a reason.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from perflab.infra import images
+from perflab.infra import labels
+from perflab.config.manifest import Manifest
+
+
+@dataclass
+class Probe:
+    name: str
+    ok: bool
+    detail: str
+
+
+def _cmd(args: list[str], timeout: float = 10) -> tuple[int, str]:
+    try:
+        r = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+        return r.returncode, (r.stdout + r.stderr).strip()
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return 127, str(e)
+
+
+def probes() -> dict[str, Probe]:
+    out: dict[str, Probe] = {}
+
+    def add(name, ok, detail):
+        out[name] = Probe(name, bool(ok), detail)
+
+    client = labels.docker_client()
+    if client is None:
+        add("docker", False, "no Docker engine answers (make setup installs docker.io and starts dockerd)")
+    else:
+        v = client.version()
+        add("docker", True, f"engine {v.get('Version')}, {client.info().get('Driver')} storage")
+    rc, txt = _cmd(["fio", "--version"])
+    add("fio", rc == 0, txt if rc == 0 else "fio not installed on the host (labs run it in containers)")
+    add("fuse", Path("/dev/fuse").exists(), "/dev/fuse present" if Path("/dev/fuse").exists() else "/dev/fuse missing")
+    zf = shutil.which("zfs-fuse")
+    add("zfs-fuse", zf is not None, zf or "zfs-fuse not installed on the host (the ZFS image installs it)")
+    add("loop", Path("/dev/loop-control").exists(), "/dev/loop-control present" if Path("/dev/loop-control").exists()
+        else "no loop devices")
+    zram = Path("/sys/class/zram-control/hot_add").exists()
+    add("zram", zram, "zram available (/sys/class/zram-control)" if zram else "no zram in this kernel")
+    # tbf is tried on the loopback of a network namespace of its own (gone when tc exits): the
+    # machine's interfaces, and a lab that may be shaping them, are never touched.
+    rc_tbf = _cmd(["unshare", "--net", "tc", "qdisc", "add", "dev", "lo", "root", "handle", "1:", "tbf",
+                   "rate", "1gbit", "burst", "64kb", "latency", "50ms"])[0]
+    add("tc-tbf", rc_tbf == 0, "tc tbf works" if rc_tbf == 0 else "tc tbf not available (or not root)")
+    add("netem", _cmd(["modprobe", "-n", "sch_netem"])[0] == 0, "sch_netem module" if
+        _cmd(["modprobe", "-n", "sch_netem"])[0] == 0 else "no netem in this kernel (labs shape with tbf/htb)")
+    tr = Path("/sys/kernel/tracing/events").exists() or Path("/sys/kernel/debug/tracing/events").exists()
+    add("tracefs", tr, "tracefs mounted" if tr else "tracefs not mounted (mount -t tracefs nodev /sys/kernel/tracing)")
+    rc, txt = _cmd(["perf", "stat", "-e", "instructions", "true"])
+    hw = rc == 0 and "not supported" not in txt and "<not counted>" not in txt
+    add("hw-counters", hw, "perf stat counts instructions" if hw else
+        ("perf not installed" if rc == 127 else "hardware counters not supported on this machine"))
+    add("root", os.geteuid() == 0, "running as root" if os.geteuid() == 0 else "not root: labs that make devices need root")
+    return out
+
+
+def lab_status(m: Manifest, found: dict[str, Probe]) -> dict[str, tuple[bool, str]]:
+    out = {}
+    for name, lab in m.labs.items():
+        why = [f"{r}: {found[r].detail}" for r in lab.requires if r in found and not found[r].ok]
+        unknown = [r for r in lab.requires if r not in found]
+        why += [f"{r}: no probe for this requirement" for r in unknown]
+        if not why and "docker" in lab.requires:
+            miss = images.missing(m, lab.images)
+            if miss:
+                why.append(f"images not built yet: {', '.join(miss)} (make images; built on first run)")
+                out[name] = (True, "; ".join(why))
+                continue
+        out[name] = (not why, "; ".join(why) if why else "ready")
+    return out

@@ -1,0 +1,103 @@
+"""Build the lab images from containers/ (ordinary Dockerfiles, FROM debian:bookworm-slim).
+
+When no registry answers, scripts/bootstrap-base-image.sh makes the base image locally
+(debootstrap, then `docker import` under the same tag) and the same Dockerfiles build on top.
+Also reports an image's id, for provenance.
+
+Inspection and pruning go through the Docker SDK. Building stays with the `docker build` command:
+the SDK's build drives the engine's legacy builder and hands back a stream to parse, where the
+command builds as a reader would by hand and prints the error a Dockerfile author expects.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from perflab.errors import Failed
+from perflab.config.manifest import Manifest
+
+BASE = "debian:bookworm-slim"
+
+
+def docker_bin() -> str:
+    # Debian's docker.io client matches Debian's engine; a client elsewhere on PATH may not.
+    return "/usr/bin/docker" if Path("/usr/bin/docker").exists() else "docker"
+
+
+def ensure_base(root: Path) -> None:
+    subprocess.run(["bash", str(root / "scripts" / "bootstrap-base-image.sh"), BASE], check=True, stdout=sys.stderr,
+                   env={**os.environ, "DOCKER": docker_bin()})
+
+
+def fingerprint(m: Manifest, name: str) -> str:
+    """A hash of the files an image is built from (its Dockerfile and `inputs`): an image whose
+    label differs is out of date and is rebuilt."""
+    import hashlib
+
+    im = m.images[name]
+    h = hashlib.sha256()
+    files = {im.dockerfile}
+    for pattern in im.inputs:
+        files.update(p for p in m.root.glob(pattern) if p.is_file())
+    for f in sorted(files):
+        h.update(str(f.relative_to(m.root)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def build(m: Manifest, names: list[str] | None = None, quiet: bool = True) -> dict[str, str]:
+    """Build the named images (default: all). Returns {name: image id}."""
+    ensure_base(m.root)
+    out = {}
+    for name, im in m.images.items():
+        if names and name not in names:
+            continue
+        print(f"image {name} ({im.tag}): building from {im.dockerfile.relative_to(m.root)}", file=sys.stderr)
+        cmd = [docker_bin(), "build", "-t", im.tag, "-f", str(im.dockerfile),
+               "--label", "org.perflab.image=" + name,
+               "--label", "org.perflab.inputs=" + fingerprint(m, name), str(im.context)]
+        r = subprocess.run(cmd, capture_output=quiet, text=True)
+        if r.returncode != 0:
+            tail = "\n".join(((r.stdout or "") + (r.stderr or "")).splitlines()[-30:])
+            raise Failed(f"docker build of {im.tag} failed (its last lines follow)\n{tail}")
+        out[name] = image_id(im.tag)
+    # A rebuild leaves the previous image untagged: remove ours (labelled), and only those.
+    client = _client()
+    if client is not None:
+        client.images.prune(filters={"dangling": True, "label": "org.perflab.image"})
+    return out
+
+
+def _client():
+    from perflab.infra.labels import docker_client
+
+    return docker_client()
+
+
+def _image(tag: str):
+    """The engine's image of that tag, or None (no such image, or no engine)."""
+    import docker
+
+    client = _client()
+    if client is None:
+        return None
+    try:
+        return client.images.get(tag)
+    except docker.errors.ImageNotFound:
+        return None
+
+
+def image_id(tag: str) -> str | None:
+    im = _image(tag)
+    return im.id if im is not None else None
+
+
+def _label(tag: str, key: str) -> str | None:
+    im = _image(tag)
+    return (im.labels or {}).get(key) if im is not None else None
+
+
+def missing(m: Manifest, names: list[str]) -> list[str]:
+    """Tags of the images that are absent or older than the files they are built from."""
+    return [m.images[n].tag for n in names if _label(m.images[n].tag, "org.perflab.inputs") != fingerprint(m, n)]

@@ -1,0 +1,71 @@
+"""Docker objects a run owns: containers, networks and volumes carry labels with the run id
+(`labels`), so they can be found (`docker_objects`) and removed (`remove_docker_objects`) by run,
+also after a crash, and nothing unlabelled is ever touched."""
+from __future__ import annotations
+
+LABEL_OWNER = "org.perflab.owner"
+LABEL_RUN = "org.perflab.run"
+LABEL_LAB = "org.perflab.lab"
+
+
+def labels(run_id: str, lab: str | None = None) -> dict:
+    d = {LABEL_OWNER: "perflab", LABEL_RUN: run_id}
+    if lab:
+        d[LABEL_LAB] = lab
+    return d
+
+
+def docker_client():
+    """A Docker client, or None when no engine answers (then there is nothing labelled to find)."""
+    try:
+        import docker
+
+        c = docker.from_env(timeout=120)
+        c.ping()
+        return c
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _label_filter(run_id: str | None) -> dict:
+    return {"label": [f"{LABEL_RUN}={run_id}"] if run_id else [f"{LABEL_OWNER}=perflab"]}
+
+
+def docker_objects(client, run_id: str | None = None) -> list[tuple[str, str, str]]:
+    """(kind, name, run id) of every labelled container, network and volume."""
+    if client is None:
+        return []
+    f = _label_filter(run_id)
+    out = []
+    for c in client.containers.list(all=True, filters=f):
+        out.append(("container", c.name, c.labels.get(LABEL_RUN, "")))
+    for n in client.networks.list(filters=f):
+        out.append(("network", n.name, (n.attrs.get("Labels") or {}).get(LABEL_RUN, "")))
+    for v in client.volumes.list(filters=f):
+        out.append(("volume", v.name, (v.attrs.get("Labels") or {}).get(LABEL_RUN, "")))
+    return out
+
+
+def remove_docker_objects(client, run_id: str | None = None, skip_runs: set[str] = frozenset()) -> list[str]:
+    """Remove labelled containers, then networks, then volumes. Returns what could not be removed."""
+    if client is None:
+        return []
+    import docker.errors
+
+    f = _label_filter(run_id)
+    failed = []
+    kinds = (("container", client.containers.list(all=True, filters=f), {"force": True, "v": True}),
+             ("network", client.networks.list(filters=f), {}),
+             ("volume", client.volumes.list(filters=f), {"force": True}))
+    for kind, objs, kw in kinds:
+        for o in objs:
+            labels = o.labels if kind == "container" else (o.attrs.get("Labels") or {})
+            if labels.get(LABEL_RUN) in skip_runs:
+                continue
+            try:
+                o.remove(**kw)
+            except docker.errors.NotFound:
+                pass
+            except docker.errors.APIError as e:
+                failed.append(f"{kind} {o.name}: {e.explanation}")
+    return failed

@@ -1,0 +1,256 @@
+"""A ZFS storage server in a container: zfs-fuse as its main process, pools built from files on
+the slow-disk emulator, an optional separate intent-log device, per-vdev statistics, kstats.
+
+Used by the Logzilla chapter (chapters/logzilla.md) and the cache chapters. The pool is shared with
+fio in another container the way CASE-STUDIES.md describes: a host directory bind-mounted onto
+itself and made rshared; the server mounts the pool below it (rshared) and clients see it (rslave).
+The host directory and its mount are recorded in the run's ledger before they are made.
+"""
+from __future__ import annotations
+
+from perflab.errors import Failed
+
+import contextlib
+import re
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from perflab.infra.containers import Topology, wait_until
+from perflab.infra.ledger import Ledger
+from perflab.infra.slowdisk import DiskModel
+
+POOL = "tank"
+EXPORT = "/export"   # inside the containers
+DISKS = "/disks"     # slowdisk mount inside the server
+BACKING = "/backing"
+DEVLOG = "/devlog"
+
+
+@dataclass
+class LabPaths:
+    """Where a ZFS lab keeps things: image tags, fio's and the devices' output directories (made
+    here), and the host directory the pool is shared through."""
+
+    tags: dict
+    out: Path
+    dev: Path
+    export: Path
+
+
+def lab_paths(s) -> LabPaths:
+    tags = {n: s.manifest.images[n].tag for n in ("fio", "zfs")}
+    out, dev = s.path("fio"), s.path("device")
+    out.mkdir(exist_ok=True)
+    dev.mkdir(exist_ok=True)
+    return LabPaths(tags, out, dev, Path("/run/perflab") / s.run_id / "export")
+
+
+@contextlib.contextmanager
+def shared_export(ledger: Ledger, path: Path):
+    """A host directory bind-mounted onto itself and made rshared, removed afterwards (with any
+    mount that propagated below it)."""
+    path = Path(path)
+    ledger.record("path", str(path.parent))
+    path.mkdir(parents=True, exist_ok=True)
+    ledger.record("mount", str(path))
+    subprocess.run(["mount", "--bind", str(path), str(path)], check=True)
+    subprocess.run(["mount", "--make-rshared", str(path)], check=True)
+    try:
+        yield path
+    finally:
+        from perflab.infra.ledger import remove_entry
+
+        for kind, ident in (("mount", str(path)), ("path", str(path.parent))):
+            if remove_entry({"kind": kind, "id": ident}):
+                ledger.release(kind, ident)
+
+
+@contextlib.contextmanager
+def zram_device(ledger: Ledger, size_bytes: int):
+    """A fresh zram block device of `size_bytes` (RAM-backed: an SSD-like cache tier), removed
+    afterwards. The kernel picks its number at hot_add, so it is recorded right after that, before
+    it is given a size or used."""
+    from perflab.infra.ledger import remove_entry
+
+    ctl = Path("/sys/class/zram-control/hot_add")
+    if not ctl.exists():
+        raise RuntimeError("no zram in this kernel (/sys/class/zram-control missing)")
+    idx = int(ctl.read_text().strip())
+    dev = f"/dev/zram{idx}"
+    ledger.record("zram", dev)
+    try:
+        Path(f"/sys/block/zram{idx}/disksize").write_text(str(size_bytes))
+        yield dev
+    finally:
+        if remove_entry({"kind": "zram", "id": dev}):
+            ledger.release("zram", dev)
+
+
+class ExecFailed(Failed, RuntimeError):
+    pass
+
+
+@dataclass
+class ZfsServer:
+    """Handle on the server container; `exec` runs a command in it."""
+
+    topo: Topology
+    container: object
+    export: Path  # host side of /export
+
+    @classmethod
+    def start(cls, topo: Topology, image: str, export: Path, devlog: Path, zfs_fuse_args: str = "",
+              tmpfs_mb: int = 0, devices: tuple = ()) -> "ZfsServer":
+        vol = topo.volume("backing")
+        c = topo.container(
+            image, "zfs", network_mode="none",
+            devices=["/dev/fuse:/dev/fuse:rwm", *(f"{d}:{d}:rwm" for d in devices)], cap_add=["SYS_ADMIN"],
+            volumes={vol.name: {"bind": BACKING, "mode": "rw"},
+                     str(devlog): {"bind": DEVLOG, "mode": "rw"},
+                     str(export): {"bind": EXPORT, "mode": "rw,rshared"}},
+            tmpfs={"/fast": f"size={tmpfs_mb}m"} if tmpfs_mb else None,
+            environment={"ZFS_FUSE_ARGS": zfs_fuse_args})
+        srv = cls(topo, c, Path(export))
+        wait_until(lambda: srv.exec(["zpool", "list"], check=False)[0] == 0, 30, "zfs-fuse")
+        return srv
+
+    def exec(self, cmd, check: bool = True, detach: bool = False) -> tuple[int, str]:
+        if detach:
+            self.container.exec_run(cmd, detach=True)
+            return 0, ""
+        code, out = self.container.exec_run(cmd)
+        text = out.decode(errors="replace") if out else ""
+        if check and code != 0:
+            raise ExecFailed(f"{' '.join(cmd) if isinstance(cmd, list) else cmd}: exit {code}: {text.strip()[-800:]}")
+        return code, text
+
+    def sh(self, script: str, check: bool = True) -> str:
+        return self.exec(["sh", "-c", script], check=check)[1]
+
+    # -- disks and pools --
+    def make_disks(self, n: int, size: int, model: DiskModel) -> list[str]:
+        """n backing files (sparse) of `size` bytes, served as emulated disks under /disks."""
+        names = [f"d{i}" for i in range(n)]
+        self.sh(" && ".join([f"truncate -s {size} {BACKING}/{d}" for d in names] + [f"mkdir -p {DISKS}"]))
+        opts = ",".join(model.to_options() + [f"log_dir={DEVLOG}"])
+        self.exec(["slowdisk", BACKING, DISKS, "-f", "-o", opts], detach=True)
+        wait_until(lambda: " fuse.slowdisk " in self.sh("cat /proc/mounts"), 20, "slowdisk mount")
+        return [f"{DISKS}/{d}" for d in names]
+
+    def create_pool(self, layout: list[str], props: dict[str, str], name: str = POOL) -> None:
+        """`zpool create -f` (also over the disks of an exported pool), mounted at /export/<name>."""
+        self.exec(create_pool_cmd(layout, props, name))
+
+    def add_log(self, size_mb: int) -> str:
+        dev = "/fast/slog"
+        self.sh(f"truncate -s {size_mb}M {dev}")
+        self.exec(["zpool", "add", "-f", POOL, "log", dev])
+        return dev
+
+    def add_cache(self, dev: str) -> None:
+        self.exec(["zpool", "add", "-f", POOL, "cache", dev])
+
+    def reimport(self, dirs=(DISKS, "/dev")) -> None:
+        """Export and import the pool: the ARC and the (non-persistent) L2ARC start cold."""
+        self.exec(["zpool", "export", POOL])
+        self.exec(["zpool", "import", *sum((["-d", d] for d in dirs), []), POOL])
+
+    def start_kstat_sampler(self, names=("hits", "misses", "l2_hits", "l2_misses", "l2_size", "size", "c",
+                                         "l2_feeds", "l2_write_bytes"), interval_s: float = 1.0) -> None:
+        """Append one line per interval to /devlog/arcstats.csv: epoch ms, then the counters."""
+        cols = " ".join(names)
+        script = (f"cd /zfs-kstat/zfs/arcstats && echo \"t_ms {cols}\" > {DEVLOG}/arcstats.txt && "
+                  f"while :; do echo \"$(date +%s%3N) $(cat {cols} | awk '{{printf \"%s \", $NF}}')\" "
+                  f">> {DEVLOG}/arcstats.txt; sleep {interval_s}; done")
+        self.exec(["sh", "-c", script], detach=True)
+
+    def start_iostat(self, interval_s: int = 1) -> None:
+        """`zpool iostat -v` every second into /devlog/iostat.txt, line-buffered, its start time
+        beside it (the first block is the average since import; each later one, one interval)."""
+        self.exec(["sh", "-c", f"date +%s%3N > {DEVLOG}/iostat.start && exec stdbuf -oL "
+                   f"zpool iostat -v {POOL} {interval_s} > {DEVLOG}/iostat.txt 2>&1"], detach=True)
+
+    def stop(self) -> None:
+        """Orderly end: stop iostat, export the pool, unmount slowdisk (it flushes its logs)."""
+        self.sh("pkill -x zpool; pkill -f arcstats; true", check=False)
+        self.exec(["zpool", "export", "-f", POOL], check=False)
+        self.sh(f"fusermount3 -u {DISKS} || umount -l {DISKS}; true", check=False)
+        t_end = time.time() + 15
+        while time.time() < t_end and "slowdisk" in self.sh("ps -eo comm", check=False):
+            time.sleep(0.2)
+
+
+def create_pool_cmd(layout: list[str], props: dict[str, str], name: str = POOL) -> list[str]:
+    opts = sum((["-O", f"{k}={v}"] for k, v in props.items()), [])
+    return ["zpool", "create", "-f", "-m", f"{EXPORT}/{name}", *opts, name, *layout]
+
+
+_UNIT = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+
+def _num(tok: str) -> float:
+    m = re.fullmatch(r"([0-9.]+)([KMGT]?)", tok)
+    return float(m.group(1)) * _UNIT[m.group(2)] if m else float("nan")
+
+
+def parse_iostat(text: str, start_ms: int | None = None, interval_s: float = 1.0) -> pd.DataFrame:
+    """`zpool iostat -v POOL 1` output -> rows (block, t_s, vdev, kind, read_ops, write_ops,
+    read_bw, write_bw). Block 0 (the average since import) is dropped; block k covers the k-th
+    interval, so its time is k * interval from the start. `kind` is pool, mirror, disk or log."""
+    rows = []
+    block = -1
+    in_logs = False
+    for line in text.splitlines():
+        s = line.strip()
+        if not s:
+            continue
+        if s.startswith("capacity") or s.startswith("pool ") or s.startswith("----"):
+            if s.startswith("capacity"):
+                block += 1
+                in_logs = False
+            continue
+        parts = s.split()
+        if parts[0] == "logs" and len(parts) < 3:
+            in_logs = True
+            continue
+        if len(parts) < 7:
+            continue
+        name = parts[0]
+        indent = len(line) - len(line.lstrip())
+        if name == POOL and indent == 0:
+            kind = "pool"
+        elif name.startswith("mirror") or name.startswith("raidz"):
+            kind = "mirror"
+        elif in_logs or name.startswith("/fast"):
+            kind = "log"
+        else:
+            kind = "disk"
+        rows.append({"block": block, "vdev": name, "kind": kind, "read_ops": _num(parts[3]),
+                     "write_ops": _num(parts[4]), "read_bw": _num(parts[5]), "write_bw": _num(parts[6])})
+    df = pd.DataFrame(rows, columns=["block", "vdev", "kind", "read_ops", "write_ops", "read_bw", "write_bw"])
+    df = df[df.block >= 1].copy()
+    df["t_s"] = df.block * interval_s
+    if start_ms is not None:
+        df["t_epoch_ms"] = start_ms + (df.block * interval_s * 1000).astype("int64")
+    return df.reset_index(drop=True)
+
+
+def read_arcstats_series(path: Path) -> pd.DataFrame:
+    """/devlog/arcstats.txt (written by start_kstat_sampler) as a frame indexed by epoch ms."""
+    df = pd.read_csv(path, sep=r"\s+")
+    return df.set_index("t_ms")
+
+
+def read_kstats(srv: ZfsServer, name: str = "arcstats") -> dict[str, int]:
+    """/zfs-kstat/zfs/<name>/* (one file per counter) as a dict."""
+    out = srv.sh(f"cd /zfs-kstat/zfs/{name} 2>/dev/null && grep -H . * 2>/dev/null", check=False)
+    d = {}
+    for line in out.splitlines():
+        k, _, v = line.partition(":")
+        with contextlib.suppress(ValueError):
+            d[k] = int(v.split()[-1])
+    return d

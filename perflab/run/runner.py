@@ -1,0 +1,322 @@
+"""`perflab run LAB`: validate, make the run directory, execute the lab's notebook with papermill,
+show progress, and always give back what the run created.
+
+Order of work, and why:
+1. Parameters are resolved and validated against book.toml; a refusal exits 2 before anything exists.
+2. Requirements are checked (Docker engine, images; missing images are built).
+3. The run directory gets owner.json, run.json (status incomplete) and the notebook's input.
+4. papermill runs in its own session (Ctrl-C in the terminal reaches only this process). On SIGINT
+   or SIGTERM the runner interrupts the kernel (the lab's context managers clean up), waits, then
+   kills what is left by PID, and removes everything labelled or recorded for the run.
+5. run.json gets its final status: complete, failed (the notebook raised), or incomplete
+   (interrupted). The last line on stdout is the run directory.
+Exit codes: 0 complete with every check passed, 1 a check failed, 2 refused parameters or unmet
+requirement, 3 the run failed, 130 interrupted.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from perflab.infra import images
+from perflab.config import params as params_mod
+from perflab.infra import cleanup, labels, ledger, lock
+from perflab.run import progress, provenance
+from perflab.config.manifest import Lab, Manifest
+from perflab.run.record import RunRecord
+from perflab.run.session import create_run
+
+from perflab.errors import EXIT_CHECK, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED, Refused  # noqa: F401
+KILL_GRACE_S = 60
+
+
+
+
+def validate(m: Manifest, lab: Lab, preset: str, overrides: list[str]) -> dict:
+    try:
+        return params_mod.resolve(lab, preset, overrides, m.budget,
+                                  params_mod.free_space(cleanup.runs_root(m.root)))
+    except params_mod.ParamError as e:
+        raise Refused(str(e)) from None
+
+
+def check_requirements(m: Manifest, lab: Lab) -> None:
+    if "docker" in lab.requires and labels.docker_client() is None:
+        raise Refused(f"lab {lab.name} needs a Docker engine and none answers; `make setup` installs "
+                      "and starts one (see `scripts/perflab doctor`)")
+
+
+def notebook_input(m: Manifest, lab: Lab, run_dir: Path, source: Path | None = None) -> Path:
+    import jupytext
+
+    nb = jupytext.read(source or m.root / m.chapter(lab.chapter).file)
+    dst = run_dir / "notebook.input.ipynb"
+    jupytext.write(nb, dst)
+    return dst
+
+
+class _Interrupt:
+    def __init__(self):
+        self.signum = None
+
+    def __call__(self, signum, frame):
+        if self.signum is not None and signum == signal.SIGINT:
+            print("\nperflab: second interrupt: stopping now", file=sys.stderr)
+        self.signum = signum
+
+
+def _kernel_pids(run_dir: Path) -> list[tuple[int, int | None]]:
+    return [(int(e["id"]), e.get("start_time")) for e in ledger.Ledger(run_dir).open_entries()
+            if e["kind"] == "process" and e.get("what") == "notebook kernel"]
+
+
+def _stop(proc: subprocess.Popen, run_dir: Path, stop: _Interrupt) -> None:
+    """Interrupt the kernel (KeyboardInterrupt in the running cell: the lab cleans up), then wait
+    for papermill; past the grace period kill papermill and the kernel by PID."""
+    for pid, st in _kernel_pids(run_dir):
+        if ledger.process_alive(pid, st):
+            os.kill(pid, signal.SIGINT)
+    t_end = time.time() + KILL_GRACE_S
+    while proc.poll() is None and time.time() < t_end:
+        time.sleep(0.2)
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: bool = False,
+        quiet: bool = False, variant=None, repeat: int | None = None) -> int:
+    """Run a lab (validated, under the machine lock). `record`: keep a completed run with every
+    check passed as the chapter's reference; with `repeat` = k (>= 2), keep any completed run as
+    the reference's repeat k instead (data/reference/<lab>/repeats/<k>/), failed checks and all:
+    a repeat is there to show the spread of the result, not to be chosen. `variant`: a student's
+    mystery variant (perflab.teaching.variant.Variant): its preset, sealed values and notebook."""
+    lab = m.lab(lab_name)
+    if variant is not None:
+        preset, overrides = _variant(lab, variant, overrides, record)
+    values = validate(m, lab, preset, overrides)
+    check_requirements(m, lab)
+    if record:
+        from perflab.run.provenance import git_state
+
+        if git_state(m.root)["git_dirty"] is not False:
+            raise Refused("--record needs a clean tree (commit first): a reference run names the commit "
+                          "it was recorded from, and the book's freshness test holds it to that")
+
+    def waiting(holder):
+        print(f"perflab: waiting for the lab that is running ({holder}); one lab at a time",
+              file=sys.stderr)
+
+    with lock.machine_lock(f"{lab.name} {preset}", None if quiet else waiting):
+        return _run_locked(m, lab, preset, values, record, quiet, variant, repeat)
+
+
+def dry_run(m: Manifest, lab_name: str, preset: str, overrides: list[str], variant=None,
+            out=None) -> int:
+    """`perflab run --dry-run`: validate everything a run would validate and print its plan (phases
+    and their expected time, images, disk space, what the machine must have); create nothing.
+    Returns 0, or raises Refused (exit 2) as the run itself would."""
+    out = out or sys.stdout
+    lab = m.lab(lab_name)
+    if variant is not None:
+        preset, overrides = _variant(lab, variant, overrides, False)
+    values = validate(m, lab, preset, overrides)
+    shown = params_mod.describe(values, lab)
+    print(f"perflab run {lab.name} --preset {preset}: parameters accepted; nothing was created", file=out)
+    for k, val in shown.items():
+        print(f"  {k} = {'(sealed)' if variant is not None and k in variant.hidden else val}", file=out)
+    mod = lab.load_module()
+    phases = list(mod.plan(values)) if hasattr(mod, "plan") else []
+    if phases:
+        total = sum(t for _, t in phases)
+        print(f"  phases ({len(phases)}, about {params_mod.fmt_duration(round(total))} plus container start-up):", file=out)
+        for name, t in phases:
+            print(f"    {name}: ~{params_mod.fmt_duration(round(t, 1))}", file=out)
+    if lab.disk:
+        print(f"  disk space: {params_mod.fmt_size(params_mod.disk_need(lab, values))} "
+              f"(under {cleanup.runs_root(m.root)})", file=out)
+    print(f"  images: {', '.join(m.images[n].tag for n in lab.images) or '-'}", file=out)
+    needs = ", ".join(lab.requires) or "-"
+    have = "answers" if labels.docker_client() is not None else "does NOT answer (the run would be refused)"
+    print(f"  needs: {needs}" + (f"; the Docker engine {have}" if "docker" in lab.requires else ""), file=out)
+    return EXIT_OK
+
+
+def _variant(lab: Lab, v, overrides: list[str], record: bool):
+    """A mystery run's preset and parameters from its variant (a perflab.teaching.variant.Variant,
+    opened by the CLI): the planted values may not be overridden, nor the run recorded."""
+    if v.lab != lab.name:
+        raise Refused(f"the variant file is for lab {v.lab}, not {lab.name}")
+    if record:
+        raise Refused("a mystery run cannot be recorded as the reference run (--record with --variant)")
+    locked = set(v.hidden) | set(v.fixed)
+    mine = [o for o in overrides if o.split("=", 1)[0].strip() in locked]
+    if mine:
+        raise Refused(f"{', '.join(mine)}: the variant sets {', '.join(sorted(locked))}; they cannot be overridden")
+    return v.preset, v.overrides() + list(overrides)
+
+
+def _run_locked(m: Manifest, lab: Lab, preset: str, values: dict, record: bool, quiet: bool,
+                variant=None, repeat: int | None = None) -> int:
+    missing = images.missing(m, lab.images)
+    if missing:
+        print(f"perflab: building missing or out-of-date images {', '.join(missing)}", file=sys.stderr)
+        images.build(m, [n for n in lab.images if m.images[n].tag in missing])
+
+    run_dir = create_run(m, lab, preset, values, variant=variant)
+    rec = RunRecord(run_dir)
+    rec.provenance(images={n: {"tag": m.images[n].tag, "id": images.image_id(m.images[n].tag)}
+                           for n in lab.images})
+    started = time.time()
+    stop = _Interrupt()
+    old = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    status, error, rc = "failed", None, EXIT_FAILED
+    proc = None
+    try:
+        proc = _start_notebook(m, lab, preset, values, run_dir, variant)
+        _watch(proc, lab, run_dir, started, stop, quiet)
+        if stop.signum is not None:
+            status, rc, error = "incomplete", EXIT_INTERRUPTED, f"interrupted by {signal.Signals(stop.signum).name}"
+        elif proc.returncode == 0:
+            status, rc = "complete", EXIT_OK
+        else:
+            status, rc = "failed", EXIT_FAILED
+            error = _notebook_error(run_dir)
+    except BaseException as e:  # noqa: BLE001 - the record must say what happened
+        status = "incomplete" if isinstance(e, KeyboardInterrupt) else "failed"
+        rc = EXIT_INTERRUPTED if isinstance(e, KeyboardInterrupt) else EXIT_FAILED
+        error = f"{type(e).__name__}: {e}"
+        if proc is not None and proc.poll() is None:
+            _stop(proc, run_dir, stop)
+    finally:
+        failed = cleanup.clean_run(run_dir, labels.docker_client())
+        if variant is not None:  # however the run ended, the lab's raw files keep no planted value
+            variant.scrub(run_dir)
+        if failed:
+            error = (error + "; " if error else "") + "cleanup failed for: " + ", ".join(failed)
+        rec.provenance(ended=provenance.now_iso(), duration_s=round(time.time() - started, 1))
+        doc = rec.set_status(status, error)
+        for s, h in old.items():
+            signal.signal(s, h)
+    (run_dir / cleanup.OWNER).unlink(missing_ok=True)
+    failed_checks = [c["name"] for c in doc.get("checks", []) if not c["passed"]]
+    _summary(doc, run_dir, quiet)
+    if rc == EXIT_OK and failed_checks:
+        rc = EXIT_CHECK
+    if record and repeat and rc in (EXIT_OK, EXIT_CHECK):
+        dst = record_reference(m, lab, run_dir, slot=f"repeats/{repeat}")
+        print(f"perflab: recorded as repeat {repeat} of the reference in {dst.relative_to(m.root)}", file=sys.stderr)
+    elif rc == EXIT_OK and record:
+        dst = record_reference(m, lab, run_dir)
+        print(f"perflab: recorded as the reference run in {dst.relative_to(m.root)}", file=sys.stderr)
+    print(run_dir)
+    return rc
+
+
+def _start_notebook(m: Manifest, lab: Lab, preset: str, values: dict, run_dir: Path, variant) -> subprocess.Popen:
+    """papermill on the lab's notebook, in its own session, recorded in the run's ledger."""
+    nb_in = notebook_input(m, lab, run_dir, variant.notebook if variant else None)
+    nb_out = run_dir / "notebook.ipynb"
+    pfile = run_dir / "papermill-params.json"
+    # A mystery run passes no values: the notebook reads them, sealed, from run.json.
+    shown = {} if variant is not None else params_mod.describe(values, lab)
+    pfile.write_text(json.dumps({"run": preset, "params": shown, "run_dir": str(run_dir)}))
+    cmd = [sys.executable, "-m", "papermill", str(nb_in), str(nb_out), "-f", str(pfile),
+           "--cwd", str(run_dir), "--no-progress-bar", "--log-level", "ERROR",
+           "--kernel", "python3"]
+    with open(run_dir / "papermill.log", "w") as plog:
+        proc = subprocess.Popen(cmd, stdout=plog, stderr=subprocess.STDOUT, start_new_session=True,
+                                cwd=m.root, env={**os.environ, "PERFLAB_ROOT": str(m.root)})
+    ledger.Ledger(run_dir).record_process(proc.pid, "papermill")
+    return proc
+
+
+def _watch(proc: subprocess.Popen, lab: Lab, run_dir: Path, started: float, stop, quiet: bool) -> None:
+    """Wait for the notebook, showing its progress (one updating line on a terminal, a line every
+    15 s otherwise); on SIGINT or SIGTERM, stop it and return."""
+    tty = sys.stderr.isatty() and not quiet
+    last_print = 0.0
+    while proc.poll() is None:
+        if stop.signum is not None:
+            print(f"\nperflab: {signal.Signals(stop.signum).name}: interrupting the lab and "
+                  "cleaning up", file=sys.stderr)
+            _stop(proc, run_dir, stop)
+            break
+        now = time.time()
+        line = progress.status_line(progress.read(run_dir), started, now)
+        if tty:
+            print(f"\r\033[K{lab.name}: {line}", end="", file=sys.stderr, flush=True)
+        elif not quiet and now - last_print >= 15:
+            print(f"{lab.name}: {line}", file=sys.stderr, flush=True)
+            last_print = now
+        time.sleep(0.5)
+    if tty:
+        print(file=sys.stderr)
+
+
+def _notebook_error(run_dir: Path) -> str:
+    """The exception the notebook raised (its last line in papermill's log), else the log's tail."""
+    import re
+
+    log = run_dir / "papermill.log"
+    lines = [ln.rstrip() for ln in log.read_text(errors="replace").splitlines()] if log.exists() else []
+    exc = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Za-z_]\w*(?:Error|Exception|Failed|Interrupt|Exit)\b:?")
+    for ln in reversed(lines):
+        if exc.match(ln):
+            return "notebook failed: " + ln[:500]
+    tail = [ln for ln in lines if ln.strip()][-3:]
+    return "notebook failed" + (": " + " | ".join(tail) if tail else "") + f" (see {log.name})"
+
+
+def _summary(doc: dict, run_dir: Path, quiet: bool) -> None:
+    if quiet:
+        return
+    out = sys.stderr
+    print(f"{doc['lab']} ({doc.get('preset')}): {doc['status']}" + (f" - {doc['error']}" if doc.get("error") else ""),
+          file=out)
+    for k, v in doc.get("metrics", {}).items():
+        print(f"  {k} = {v}", file=out)
+    for c in doc.get("checks", []):
+        print(f"  [{'pass' if c['passed'] else 'FAIL'}] {c['name']}: {c['value']} (expected {c['expected']})", file=out)
+
+
+# Files a reference run keeps: the raw data the chapter recomputes everything from, compactly.
+REFERENCE_SKIP = {"notebook.input.ipynb", "papermill-params.json", cleanup.OWNER, ".run.lock",
+                  "papermill.log", "progress.jsonl"}
+
+
+def record_reference(m: Manifest, lab: Lab, run_dir: Path, slot: str | None = None) -> Path:
+    """Copy a completed run to data/reference/<lab>/ (or its `slot`, e.g. repeats/2/): raw fio data
+    and provenance, without the executed notebook and figures (the book regenerates them); large
+    text logs are gzipped. Recording the reference itself drops its old repeats with it."""
+    import gzip
+
+    dst = m.root / "data" / "reference" / lab.name
+    if slot:
+        dst = dst / slot
+    tmp = dst.with_name(dst.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    for src in sorted(run_dir.rglob("*")):
+        rel = src.relative_to(run_dir)
+        if src.is_dir() or rel.name in REFERENCE_SKIP or rel.parts[0] == "figures" or rel.name == "notebook.ipynb":
+            continue
+        out = tmp / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if src.suffix == ".log" and src.stat().st_size > 64 * 1024:
+            with open(src, "rb") as fi, gzip.open(str(out) + ".gz", "wb", compresslevel=9) as fo:
+                shutil.copyfileobj(fi, fo)
+        else:
+            shutil.copy2(src, out)
+    shutil.rmtree(dst, ignore_errors=True)
+    tmp.rename(dst)
+    return dst

@@ -1,0 +1,313 @@
+"""The notebook's handle on one lab run: what a chapter calls.
+
+    s = session.open("heatmaps", run=run, params=params, run_dir=run_dir)
+    s.execute()                      # live: runs the lab (containers, fio); reference: nothing
+    hm = heatmap.from_lat_log(s.path("fio", "both_clat.1.log"))
+    s.metric(p50_ratio=...); s.check("bands separated", ok, value, ">= 10")
+    s.figure(fig, "heatmap")         # saved under figures/ and displayed
+    s.compare([(label, metric, fmt, published_2009), ...], source)   # your run / reference / 2009
+    s.finish()                       # check table; in reference mode a failed check fails the build
+
+`run="reference"` reads the run recorded under data/reference/<lab>/ (no Docker needed); a preset
+name runs the lab live. In both modes every figure and check is computed from the raw data.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from pathlib import Path
+
+from perflab.config import manifest as manifest_mod
+from perflab.config import params as params_mod
+from perflab.run import progress, provenance
+from perflab.infra import cleanup, labels, ledger
+from perflab.run.record import RunRecord
+
+REFERENCE = "reference"
+
+
+from perflab.errors import CheckFailed, Refused  # noqa: E402,F401 - CheckFailed: the chapters' failed-check error
+
+
+class Session:
+    def __init__(self, m: manifest_mod.Manifest, lab: manifest_mod.Lab, mode: str, preset: str | None,
+                 values: dict, data_dir: Path, record: RunRecord | None):
+        self.manifest = m
+        self.lab = lab
+        self.mode = mode  # "reference" or "live"
+        self.preset = preset
+        self.params = values
+        self.data_dir = Path(data_dir)
+        self.record = record
+        self.checks: list[dict] = []
+        self.metrics: dict = {}
+        self.ledger = ledger.Ledger(self.data_dir) if mode == "live" else None
+        self.run_id = self.data_dir.name
+        self._plan: list[tuple[str, float]] = []
+        self._t0 = time.time()
+        self.owns_run = False
+        self.mystery = None  # a mystery run's perflab.teaching.variant.RunSeal (planted values sealed)
+        import pandas as pd
+
+        # The chapter's tables (checks, sanity findings) are read whole: pandas would cut their text
+        # at 50 characters with "..."; the book's CSS wraps long cells instead.
+        pd.set_option("display.max_colwidth", None)
+
+    # -- where things are --
+    @property
+    def live(self) -> bool:
+        return self.mode == "live"
+
+    def path(self, *parts) -> Path:
+        return self.data_dir.joinpath(*parts)
+
+    def reference_dir(self) -> Path:
+        return self.manifest.root / "data" / "reference" / self.lab.name
+
+    def reference(self) -> "Session | None":
+        """The recorded reference run, for comparison beside a live run (None if not recorded)."""
+        if not (self.reference_dir() / "run.json").exists():
+            return None
+        return open(self.lab.name, run=REFERENCE, root=self.manifest.root)
+
+    def repeat_dirs(self) -> list[Path]:
+        """The reference's recorded repeats (book.toml `reference_runs`): run directories of the same
+        preset from the same commit, for the chapter to recompute its result from each."""
+        from perflab.run.reference import repeat_dirs
+
+        return repeat_dirs(self.reference_dir())
+
+    def module(self):
+        return self.lab.load_module()
+
+    # -- running --
+    def execute(self) -> None:
+        """Run the lab (live mode): the lab module's `run(session)` does the work."""
+        if not self.live:
+            return
+        mod = self.module()
+        self._plan = list(mod.plan(self.params)) if hasattr(mod, "plan") else []
+        if self._plan:
+            progress.append(self.data_dir, {"event": "plan", "plan": self._plan})
+            total = sum(p[1] for p in self._plan)
+            print(f"{self.lab.name} ({self.preset}): {len(self._plan)} phases, expected ~{total:.0f} s")
+        mod.run(self)
+
+    @contextlib.contextmanager
+    def phase(self, name: str, expected_s: float | None = None):
+        """Mark a phase: progress in the terminal (via perflab run) and in the notebook."""
+        idx = next((i for i, p in enumerate(self._plan) if p[0] == name), None)
+        if expected_s is None and idx is not None:
+            expected_s = self._plan[idx][1]
+        t = time.time()
+        progress.append(self.data_dir, {"event": "start", "phase": name, "index": idx, "expected_s": expected_s})
+        events = progress.read(self.data_dir)
+        print(progress.status_line(events, self._t0, t), flush=True)
+        if self.record:
+            self.record.phase(name, t, None, expected_s)
+        try:
+            yield
+        finally:
+            t2 = time.time()
+            progress.append(self.data_dir, {"event": "end", "phase": name})
+            if self.record:
+                self.record.phase(name, t, t2, expected_s)
+            print(f"  {name}: done in {t2 - t:.1f} s", flush=True)
+
+    def provenance(self, **kv) -> None:
+        if self.record:
+            self.record.provenance(**kv)
+
+    # -- results --
+    def metric(self, **kv) -> None:
+        self.metrics.update(kv)
+        if self.mystery is not None:  # answer-giving metrics go to run.json sealed
+            kv = self.mystery.metric(self.record, kv)
+        if self.record:
+            self.record.metric(**kv)
+
+    def check(self, name: str, passed: bool, value, expected: str) -> bool:
+        item = {"name": name, "passed": bool(passed), "value": value, "expected": expected}
+        self.checks = [c for c in self.checks if c["name"] != name] + [item]
+        if self.record:
+            self.record.check(name, passed, value, expected)
+        return bool(passed)
+
+    def figure(self, fig, name: str):
+        """Save a plotly figure under figures/ (live runs) and return it for display."""
+        if self.live:
+            d = self.path("figures")
+            d.mkdir(exist_ok=True)
+            fig.write_html(d / f"{name}.html", include_plotlyjs="directory", full_html=True)
+        from perflab.analysis.figures import show
+
+        return show(fig)
+
+    def compare(self, rows, source: str, year: int | str = 2009, repeats: list[dict] | None = None):
+        """The "your run vs reference vs 2009" panel (perflab.analysis.compare): rows are compare.Row or
+        (label, metric, fmt, published) tuples. `repeats`: the metrics recomputed from each of the
+        reference's repeats (repeat_dirs()); the panel adds their range."""
+        from perflab.analysis.compare import Row, panel
+
+        return panel(self, [r if isinstance(r, Row) else Row(*r) for r in rows], source, year, repeats)
+
+    def sanity_findings(self) -> list:
+        """The benchmarking-trap warnings of this run (perflab.analysis.sanity, chapters/benchmarking.md):
+        recorded in run.json under "sanity" (live runs) and shown; never a failed check."""
+        from perflab.analysis import sanity
+
+        if getattr(self, "mystery", None) is not None:
+            return []  # a mystery run: a warning could give away what was planted
+        try:
+            findings = sanity.review_session(self)
+        except Exception as e:  # noqa: BLE001 - a warning must never break a lab run
+            print(f"perflab: sanity rules could not run: {e}")
+            return []
+        if self.record:
+            self.record.sanity([x.as_dict() for x in findings])
+        if findings:
+            from IPython.display import display
+
+            print(f"Sanity warnings ({len(findings)}): traps this run may have fallen into (see "
+                  "'Benchmarking without fooling yourself')")
+            display(_table(sanity.table(findings)))
+        return findings
+
+    def finish(self):
+        """Show the checks; in reference mode a failed check raises (the book must not claim what
+        its data does not show). In live mode the runner turns a failed check into its exit code."""
+        import pandas as pd
+
+        df = pd.DataFrame({"check": [c["name"] for c in self.checks],
+                           "result": ["pass" if c["passed"] else "FAIL" for c in self.checks],
+                           "value": [_shown(c["value"]) for c in self.checks],
+                           "expected": [c["expected"] for c in self.checks]})
+        failed = [c["name"] for c in self.checks if not c["passed"]]
+        self.sanity_findings()
+        if self.ledger:
+            # The kernel is about to finish: it is no longer a process to reclaim.
+            self.ledger.release("process", str(os.getpid()))
+        if self.owns_run:
+            # Run from a notebook by hand: nobody else will close the record or clean up.
+            self.record.provenance(ended=provenance.now_iso())
+            self.record.set_status("complete")
+            cleanup.clean_run(self.data_dir, labels.docker_client())
+        if failed and not self.live:
+            raise CheckFailed(f"reference run fails its checks: {', '.join(failed)}")
+        if not self.live:
+            drift = self.recorded_drift()
+            if drift:
+                raise CheckFailed("the reference's recorded checks differ from the ones recomputed from its "
+                                  "raw data (re-record it: scripts/perflab references " + self.lab.name
+                                  + "): " + "; ".join(drift))
+        return _table(df)
+
+    def recorded_drift(self) -> list[str]:
+        """Reference mode: how the checks recomputed now differ from the ones recorded in run.json
+        when the reference ran (a check added, dropped, passing differently, or with another value)."""
+        doc = json.loads((self.data_dir / "run.json").read_text())
+        rec = {c["name"]: c for c in doc.get("checks", [])}
+        now = {c["name"]: c for c in self.checks}
+        out = [f"'{n}' is not in the recorded run" for n in now if n not in rec]
+        out += [f"recorded '{n}' is no longer a check" for n in rec if n not in now]
+        for n in now.keys() & rec.keys():
+            a, b = now[n], rec[n]
+            if bool(a["passed"]) != bool(b["passed"]):
+                out.append(f"'{n}' {'passes' if a['passed'] else 'fails'} now, "
+                           f"{'passed' if b['passed'] else 'failed'} when recorded")
+            elif not _same(a["value"], b["value"]):
+                out.append(f"'{n}' is {a['value']!r} now, {b['value']!r} when recorded")
+        return out
+
+
+def _table(df):
+    """A table as the book shows it: no index column, styled like pandas' own tables."""
+    return df.style.hide(axis="index").set_table_attributes('class="dataframe"')
+
+
+def _shown(v) -> str:
+    """A check's value as the checks table shows it: 4 significant digits, lists as lists."""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    if isinstance(v, (list, tuple)):
+        return ", ".join(_shown(x) for x in v) or "(none)"
+    return "-" if v is None else str(v)
+
+
+def _same(a, b, rel: float = 1e-6) -> bool:
+    """Equal as run.json stores values (JSON round trip; floats to a relative tolerance)."""
+    a, b = json.loads(json.dumps(a, default=str)), json.loads(json.dumps(b, default=str))
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return abs(a - b) <= rel * max(abs(a), abs(b), 1e-12)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y, rel) for x, y in zip(a, b))
+    return a == b
+
+
+def _new_run_dir(root: Path, lab: str) -> Path:
+    base = cleanup.runs_root(root)
+    base.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    d = base / f"{lab}-{stamp}-{os.urandom(3).hex()}"
+    d.mkdir()
+    return d
+
+
+def create_run(m: manifest_mod.Manifest, lab: manifest_mod.Lab, preset: str, values: dict,
+               owner: bool = True, variant=None) -> Path:
+    """Make a run directory and its first run.json (status incomplete). Parameters are already valid.
+    `variant` (perflab.teaching.variant.Variant): a mystery run, whose planted parameters run.json keeps sealed."""
+    d = _new_run_dir(m.root, lab.name)
+    if owner:
+        cleanup.write_owner(d)
+    doc = {
+        "run_id": d.name, "lab": lab.name, "preset": preset, "params": values,
+        "params_text": params_mod.describe(values, lab),
+        "provenance": {**provenance.collect(m.root), "started": provenance.now_iso()},
+    }
+    if variant is not None:
+        doc = variant.mask_run_doc(doc)
+    RunRecord(d).create(doc)
+    return d
+
+
+def open(lab: str, run: str = REFERENCE, params: dict | None = None, run_dir: str | None = None,
+         root: Path | None = None, seal=None) -> Session:  # noqa: A001 - the chapters read `session.open(...)`
+    """A chapter's session: the reference run, a run started by `perflab run` (`run_dir`), or a live
+    run made here. `seal`: a mystery run's perflab.teaching.variant.RunSeal, which its student
+    notebook passes (perflab.teaching.student.open_session); the planted values come from it."""
+    m = manifest_mod.load(root)
+    lb = m.lab(lab)
+    if run == REFERENCE and not run_dir and os.environ.get("PERFLAB_BOOK_RUN"):
+        run = os.environ["PERFLAB_BOOK_RUN"]  # `perflab book --run smoke`: every chapter live
+    if run == REFERENCE:
+        d = m.root / "data" / "reference" / lab
+        if not (d / "run.json").exists():
+            raise FileNotFoundError(f"no reference run for lab {lab} under {d}; record one with "
+                                    f"`scripts/perflab run {lab} --preset full --record`")
+        doc = json.loads((d / "run.json").read_text())
+        values = params_mod.resolve(lb, None, doc.get("params_text", {}))
+        return Session(m, lb, "reference", doc.get("preset"), values, d, None)
+    if run_dir:  # started by `perflab run`: the run directory and run.json exist
+        d = Path(run_dir)
+        doc = RunRecord(d).read()
+        if doc.get("mystery"):  # a mystery run: the planted values come from the sealed variant
+            if seal is None:
+                raise Refused(f"run {d} is a mystery run: its student notebook opens it "
+                              "(perflab.teaching.student.open_session)")
+            doc["params_text"] = {**doc["params_text"], **seal.hidden_text}
+        values = params_mod.resolve(lb, None, doc["params_text"])
+    else:  # run live from a notebook by hand: validate here, then make a run directory
+        values = params_mod.resolve(lb, run, params or {}, m.budget,
+                                    params_mod.free_space(cleanup.runs_root(m.root)))
+        d = create_run(m, lb, run, values)
+    s = Session(m, lb, "live", run, values, d, RunRecord(d))
+    s.owns_run = not run_dir
+    if run_dir:
+        s.mystery = seal if doc.get("mystery") else None
+    s.ledger.record_process(os.getpid(), "notebook kernel")
+    return s

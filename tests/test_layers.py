@@ -1,0 +1,176 @@
+"""The package's architecture, checked: layers that import one way, no import circle, no private
+name used across modules, no module over 500 lines (CONTRIBUTING.md draws the same layers).
+
+Every import counts, also the ones inside functions (a function-level import hides a circle from
+Python, not from a reader). A module belongs to the layer of its sub-package (perflab/<layer>/);
+only the error model and the command line stand outside them.
+"""
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "perflab"
+
+#: bottom to top: a module may import from its own layer or a lower one, never a higher one.
+LAYERS = ["base", "config", "fio", "infra", "analysis", "run", "teaching/book", "cli"]
+LAYER_OF_PACKAGE = {"config": "config", "fio": "fio", "infra": "infra", "analysis": "analysis", "run": "run",
+                    "teaching": "teaching/book", "book": "teaching/book"}
+#: the modules outside the sub-packages: the error model at the bottom, the command line on top
+LAYER_OF_MODULE = {"perflab": "base", "perflab.errors": "base", "perflab.cli": "cli", "perflab.__main__": "cli"}
+MAX_LINES = 500
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(p): p for p in sorted(PKG.rglob("*.py"))}
+
+
+def layer(mod: str) -> str:
+    if mod in LAYER_OF_MODULE:
+        return LAYER_OF_MODULE[mod]
+    parts = mod.split(".")
+    if len(parts) > 1 and parts[1] in LAYER_OF_PACKAGE:
+        return LAYER_OF_PACKAGE[parts[1]]
+    raise AssertionError(f"{mod}: no layer (put it in a sub-package, or name it in LAYER_OF_MODULE)")
+
+
+def imports(mod: str, path: Path, known: set[str]) -> list[tuple[str, int, list[str]]]:
+    """(imported perflab module, line, names imported from it) for every import in the file."""
+    is_pkg = path.name == "__init__.py"
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out += [(a.name, node.lineno, []) for a in node.names if a.name.split(".")[0] == "perflab"]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = mod.split(".") if is_pkg else mod.split(".")[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "perflab":
+                continue
+            for a in node.names:   # `from perflab.run import session` imports a module
+                sub = f"{target}.{a.name}"
+                if sub in known:
+                    out.append((sub, node.lineno, []))
+                else:
+                    out.append((target, node.lineno, [a.name]))
+    return out
+
+
+def graph():
+    mods = modules()
+    known = set(mods)
+    return mods, {m: imports(m, p, known) for m, p in mods.items()}
+
+
+def test_every_module_has_a_layer():
+    for m in modules():
+        assert layer(m) in LAYERS
+
+
+def test_imports_flow_down_the_layers():
+    mods, g = graph()
+    bad = []
+    for m, edges in g.items():
+        for target, line, _ in edges:
+            if target not in mods:   # a name that is not a module of ours: its package's __init__
+                target = target.rsplit(".", 1)[0] if target.rsplit(".", 1)[0] in mods else target
+            if target in mods and LAYERS.index(layer(target)) > LAYERS.index(layer(m)):
+                bad.append(f"{mods[m].relative_to(ROOT)}:{line}: {m} ({layer(m)}) imports {target} ({layer(target)})")
+    assert not bad, "imports that go up the layers:\n" + "\n".join(bad)
+
+
+def test_no_import_circle():
+    mods, g = graph()
+    adj = {m: sorted({t for t, _, _ in edges if t in mods and t != m}) for m, edges in g.items()}
+    # a package's __init__ importing its own modules is how it shows its public names, not a circle
+    for m in adj:
+        adj[m] = [t for t in adj[m] if not t.startswith(m + ".")]
+    state, stack, circles = {}, [], []
+
+    def visit(m):
+        state[m] = "open"
+        stack.append(m)
+        for t in adj[m]:
+            if state.get(t) == "open":
+                circles.append(" -> ".join(stack[stack.index(t):] + [t]))
+            elif t not in state:
+                visit(t)
+        stack.pop()
+        state[m] = "done"
+
+    for m in adj:
+        if m not in state:
+            visit(m)
+    assert not circles, "import circles:\n" + "\n".join(circles)
+
+
+def _private_uses(path: Path, mod: str, known: set[str]) -> list[str]:
+    """`from x import _name`, or `x._name` on an imported perflab module, where x is not this module."""
+    tree = ast.parse(path.read_text())
+    bad = []
+    aliases = {}
+    for target, line, names in imports(mod, path, known):
+        bad += [f"{path.relative_to(ROOT)}:{line}: {target}.{n}" for n in names
+                if n.startswith("_") and not n.startswith("__") and target != mod]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("perflab"):
+            for a in node.names:
+                aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("perflab"):
+                    aliases[a.asname or a.name.split(".")[0]] = a.name
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                and isinstance(node.value, ast.Name) and node.value.id in aliases
+                and aliases[node.value.id] in known and aliases[node.value.id] != mod):
+            bad.append(f"{path.relative_to(ROOT)}:{node.lineno}: {aliases[node.value.id]}.{node.attr}")
+    return bad
+
+
+def test_no_private_name_is_used_across_modules():
+    mods = modules()
+    known = set(mods)
+    bad = []
+    for m, p in mods.items():
+        bad += _private_uses(p, m, known)
+    for p in sorted((ROOT / "labs").glob("*/lab.py")):   # labs use the package's public names only
+        bad += _private_uses(p, "lab", known)
+    assert not bad, "private names used from another module:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("mod", sorted(modules()))
+def test_module_size(mod):
+    n = len(modules()[mod].read_text().splitlines())
+    assert n <= MAX_LINES, f"{mod}: {n} lines (at most {MAX_LINES}: split it by job)"
+
+
+def test_the_checker_sees_a_circle_and_an_upward_import(tmp_path, monkeypatch):
+    """The rules above can fail: a fake package with a circle and an upward import is caught."""
+    pkg = tmp_path / "perflab"
+    (pkg / "run").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "errors.py").write_text("from perflab.run import session\n")
+    (pkg / "run" / "__init__.py").write_text("")
+    (pkg / "run" / "session.py").write_text("def f():\n    from perflab import errors\n    return errors._x\n")
+    here = sys.modules[__name__]
+    monkeypatch.setattr(here, "ROOT", tmp_path)
+    monkeypatch.setattr(here, "PKG", pkg)
+    with pytest.raises(AssertionError, match="errors .base. imports perflab.run.session"):
+        test_imports_flow_down_the_layers()
+    with pytest.raises(AssertionError, match="perflab.errors -> perflab.run.session -> perflab.errors"):
+        test_no_import_circle()
+    with pytest.raises(AssertionError, match="perflab.errors._x"):
+        test_no_private_name_is_used_across_modules()
