@@ -182,3 +182,12 @@ def test_peak_rule_counts_whole_seconds_from_a_per_io_log(tmp_path):
     (tmp_path / "fio" / "d_clat.1.log").write_text("".join(sorted(burst.splitlines(True), key=lambda x: int(x.split(",")[0]))))
     fs = findings(tmp_path, [job("d", bw=40_960, bw_max_kib=80, opts=opts)])
     assert rules(fs, "d") == ["peak-vs-average"] and "busiest logged interval" in fs[0].message
+
+
+def test_a_reference_is_reviewed_without_its_repeats():
+    """data/reference/<lab>/repeats/<k>/ are runs of their own: a reference's findings are its own
+    (the benchmarking chapter once listed every finding three times)."""
+    ref = ROOT / "data" / "reference" / "benchmarking"
+    assert any(ref.glob("repeats/*/fio/*.json"))
+    found = sanity.fio_reports(ref)
+    assert found and not any("repeats" in p.relative_to(ref).parts for p in found)

@@ -292,9 +292,12 @@ def phase_windows(t0_ms: float, p: dict):
 
 
 def ptero_phases(d: dict, p: dict) -> pd.DataFrame:
-    """One row per disk count: throughput (MB/s) and latency percentiles of the reads completed in
-    that phase, from fio's per-I/O logs (the phase's first and last moments left out)."""
+    """One row per disk count: throughput (MB/s), latency percentiles of the reads completed in
+    that phase, from fio's per-I/O logs (the phase's first and last moments left out), and the
+    share of reads that took 1.75 transfer times or more (near a second transfer: a read that
+    waited for a whole transfer in front of it)."""
     io = d["ptero_io"]
+    transfer_ms = 131072 / (p["stream_mbps"] * 1e3)
     rows = []
     for k, a, b in phase_windows(d["ptero_t0_ms"], p):
         sel = io[(io.time_ms >= a) & (io.time_ms < b)]
@@ -303,7 +306,8 @@ def ptero_phases(d: dict, p: dict) -> pd.DataFrame:
         pct = np.percentile(lat, [10, 50, 90, 99]) if len(lat) else [np.nan] * 4
         rows.append({"disks": k, "mb_s": sel.bs.sum() / dur / 1e6, "reads": len(sel),
                      "p10_ms": pct[0], "p50_ms": pct[1], "p90_ms": pct[2], "p99_ms": pct[3],
-                     "mean_ms": float(lat.mean()) if len(lat) else np.nan})
+                     "mean_ms": float(lat.mean()) if len(lat) else np.nan,
+                     "two_transfer_share": float((lat >= 1.75 * transfer_ms).mean()) if len(lat) else np.nan})
     return pd.DataFrame(rows)
 
 
