@@ -21,12 +21,14 @@ import argparse
 import sys
 
 from perflab.config import manifest as manifest_mod
-from perflab.errors import EXIT_FAILED, EXIT_INTERRUPTED, PerflabError
+from perflab.errors import EXIT_FAILED, EXIT_INTERRUPTED, PerflabError, Refused
 
 
 def _labs(m, args) -> int:
     from perflab.config.params import allowed
 
+    if args.lab:
+        m.lab(args.lab)   # an unknown name is refused, with the nearest lab named
     for lab in m.labs.values():
         if args.lab and lab.name != args.lab:
             continue
@@ -43,6 +45,7 @@ def _labs(m, args) -> int:
 
 
 def _run(m, args) -> int:
+    from perflab.errors import Refused
     from perflab.run import runner
 
     try:
@@ -52,17 +55,11 @@ def _run(m, args) -> int:
 
             variant = variants.load_variant(m, args.variant)
             if variant.lab != args.lab:
-                raise runner.Refused(f"variant file {args.variant} is for lab {variant.lab}, not {args.lab}")
+                raise Refused(f"variant file {args.variant} is for lab {variant.lab}, not {args.lab}")
         if args.dry_run:
             return runner.dry_run(m, args.lab, args.preset, args.param or [], variant=variant)
         return runner.run(m, args.lab, args.preset, args.param or [], record=args.record, quiet=args.quiet,
                           variant=variant)
-    except runner.Refused as e:
-        print(f"perflab run {args.lab}: refused, nothing was created:\n{e}", file=sys.stderr)
-        return runner.EXIT_REFUSED
-    except manifest_mod.ManifestError as e:
-        print(f"perflab run: {e}", file=sys.stderr)
-        return runner.EXIT_REFUSED
     except KeyboardInterrupt:   # while waiting for another lab: nothing was created yet
         print(f"perflab run {args.lab}: interrupted before it started, nothing was created", file=sys.stderr)
         return runner.EXIT_INTERRUPTED
@@ -80,22 +77,15 @@ def _references(m, args) -> int:
                 print(f"every reference ({len(args.labs or m.labs)}) is fresh")
             return 1 if stale else 0
         return rerecord.record(m, args.labs, repeats_only=args.repeats)
-    except (runner.Refused, manifest_mod.ManifestError) as e:
-        print(f"perflab references: refused, nothing was run: {e}", file=sys.stderr)
-        return runner.EXIT_REFUSED
     except KeyboardInterrupt:
         print("perflab references: interrupted", file=sys.stderr)
         return runner.EXIT_INTERRUPTED
 
 
 def _assign(m, args) -> int:
-    from perflab.teaching import assign, sealing
+    from perflab.teaching import assign
 
-    try:
-        a = assign.assign(m, args.lab, args.students, args.seed, args.out)
-    except (sealing.MysteryError, manifest_mod.ManifestError) as e:
-        print(f"perflab assign: refused, nothing was written: {e}", file=sys.stderr)
-        return 2
+    a = assign.assign(m, args.lab, args.students, args.seed, args.out)
     for s in a.students:
         print(f"{s['id']}: {s['package']}")
     print(f"perflab assign: {len(a.students)} students, {a.space} distinct variants of {a.lab}"
@@ -111,20 +101,22 @@ def _grade(m, args) -> int:
 
     from perflab.teaching import grade
 
-    try:
-        key = grade.load_key(args.key)
-        if args.class_dir:
-            reports, unknown = grade.grade_class(key, args.class_dir)
-            for u in unknown:
-                print(f"perflab grade: {u}: not a student in the key, skipped", file=sys.stderr)
-        elif args.submission:
-            reports = [grade.grade(key, grade.load_submission(args.submission), args.student)]
-        else:
-            print("perflab grade: give a SUBMISSION or --class DIR", file=sys.stderr)
-            return 2
-    except grade.GradeError as e:
-        print(f"perflab grade: {e}", file=sys.stderr)
-        return 2
+    from pathlib import Path
+
+    key = grade.load_key(args.key)
+    if not (args.class_dir or args.submission):
+        raise grade.GradeError("give a SUBMISSION or --class DIR")
+    for given in (args.class_dir, args.submission):
+        if given and not Path(given).exists():
+            raise grade.GradeError(f"{given}: no such file or directory")
+    if args.class_dir:
+        if not Path(args.class_dir).is_dir():
+            raise grade.GradeError(f"--class {args.class_dir}: not a directory (one folder per student id)")
+        reports, unknown = grade.grade_class(key, args.class_dir)
+        for u in unknown:
+            print(f"perflab grade: {u}: not a student in the key, skipped", file=sys.stderr)
+    else:
+        reports = [grade.grade(key, grade.load_submission(args.submission), args.student)]
     for r in reports:
         print(grade.text(r))
     if args.csv:
@@ -139,6 +131,12 @@ def _grade(m, args) -> int:
 def _heatmap(m, args) -> int:
     from perflab.analysis import heatmap
 
+    from perflab.errors import Refused
+
+    if args.linear_us is not None and not args.linear_us > 0:
+        raise Refused(f"--linear-us {args.linear_us:g}: the width of a linear latency bucket must be more than 0 us")
+    if not args.col > 0:
+        raise Refused(f"--col {args.col:g}: a column must last more than 0 s")
     try:
         if args.merge and not all(str(x).endswith(".npz") for x in args.logs):
             raise ValueError("--merge adds up maps saved with --save (.npz files): "
@@ -146,9 +144,8 @@ def _heatmap(m, args) -> int:
         hm = heatmap.render(args.logs, html=args.html, csv=args.csv, col_s=args.col,
                             linear_ns=int(args.linear_us * 1000) if args.linear_us else None, title=args.title,
                             save=args.save)
-    except (OSError, ValueError) as e:
-        print(f"perflab heatmap: {e}", file=sys.stderr)
-        return 2
+    except (OSError, ValueError) as e:   # an input or output the user named: refused (exit 2)
+        raise Refused(str(e)) from None
     print(f"{hm.total} I/Os in {hm.counts.shape[0]} columns x {hm.counts.shape[1]} latency buckets", file=sys.stderr)
     return 0
 
@@ -166,6 +163,11 @@ def _clean(m, args) -> int:
             return 1
         print("perflab clean --check: nothing left behind", file=sys.stderr)
         return 0
+    if args.run and not (cleanup.runs_root(m.root) / args.run).is_dir():
+        from perflab.errors import Refused
+
+        raise Refused(f"no run {args.run} under {cleanup.runs_root(m.root)} (`perflab clean --check` lists "
+                      "what runs left behind)")
     if args.run and not args.force and cleanup.run_active(cleanup.runs_root(m.root) / args.run):
         print(f"perflab clean: run {args.run} is still running (its runner is alive); nothing removed. "
               "--force removes its objects anyway", file=sys.stderr)
@@ -249,8 +251,15 @@ def _book(m, args) -> int:
     return r.returncode
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its refusals in one line (the usage is one `--help` away) and exit 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
+
+
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="perflab", description="Runnable storage-performance labs.")
+    ap = _Parser(prog="perflab", description="Runnable storage-performance labs.")
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("labs", help="list the labs and their parameters")
     p.add_argument("lab", nargs="?")
@@ -346,7 +355,9 @@ def report(cmd: str, e: BaseException) -> int:
 
     known = isinstance(e, PerflabError)
     text = str(e) or type(e).__name__
-    first = text.splitlines()[0] if text.strip() else type(e).__name__
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    # a refusal names everything that was wrong (two bad parameters: both), on one line
+    first = "; ".join(lines) if isinstance(e, Refused) else (lines[0] if lines else type(e).__name__)
     log = None
     if not known or "\n" in text.strip():
         try:

@@ -448,7 +448,11 @@ def test_render_writes_csv_and_offline_html(tmp_path):
         H.render([LAT, HIST])
     empty = tmp_path / "x_slat.1.log"
     empty.write_text("")
-    assert H.render(empty, html=tmp_path / "e.html").total == 0
+    assert H.from_lat_log(empty).total == 0                       # the library: an empty map
+    with pytest.raises(ValueError, match="no I/O in"):            # the command: nothing to draw, nothing written
+        H.render(empty, html=tmp_path / "e.html")
+    assert not (tmp_path / "e.html").exists()
+    assert H.render([empty, LAT], csv=tmp_path / "both.csv").total == 400   # an empty log beside others is skipped
 
 
 def test_fraction_between(tmp_path):

@@ -113,7 +113,8 @@ def panel(session, rows: list[Row], source: str, year: int | str = 2009,
                 if not c["passed"]:
                     failed.setdefault(c["name"], []).append(d.name)
         n = len(session.repeat_dirs())
-        note = (f"Every check passed in all {n} repeats of the reference. " if not failed else
+        every = {1: "its one repeat", 2: "both repeats"}.get(n, f"all {n} repeats")
+        note = (f"Every check passed in {every} of the reference. " if not failed else
                 f"In the reference's {n} repeats, checks that failed: "
                 + "; ".join(f"'{k}' (repeat {', '.join(v)})" for k, v in failed.items()) + ". ")
     note += ("Ratios are what carry over between machines; absolute numbers belong to the hardware."

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
+from perflab.config.values import convert
+
 MANIFEST = "book.toml"
 
 
@@ -156,6 +158,7 @@ SCHEMA = _table(["book"], ["book", "budget", "chapters", "images", "labs"], {
         "title", "chapter", "module", "jobs", "images", "requires", "description", "disk", "params",
         "presets", "mystery", "reference_runs"], {
             "params": {"type": "object", "additionalProperties": _table(["type", "default"], sorted(_PARAM_KEYS))},
+            "disk": {"type": "object", "additionalProperties": {"type": "number", "minimum": 0}},
             "reference_runs": {"type": "integer", "minimum": 1, "maximum": 10}})},
 })
 
@@ -222,6 +225,10 @@ def load(root: Path | None = None) -> Manifest:
                 raise ManifestError(f"lab {name} parameter {pname}: needs a default")
             params[pname] = Param(pname, p["type"], p["default"], p.get("help", ""), p.get("min"),
                                   p.get("max"), tuple(p.get("choices", ())), p.get("multiple_of"))
+            try:
+                convert(params[pname], p["default"])
+            except ValueError as e:
+                raise ManifestError(f"{path}: [labs.{name}.params.{pname}] default {p['default']!r}: {e}") from None
         presets = {k: dict(v) for k, v in lb.get("presets", {}).items()}
         for req in ("smoke", "full"):
             if req not in presets:
@@ -258,8 +265,10 @@ def _check(m: Manifest) -> None:
                 raise ManifestError(f"lab {lab.name}: image {im} is not defined in [images]")
         for p in lab.disk:
             if p not in lab.params:
-                raise ManifestError(f"lab {lab.name}: disk names unknown parameter {p}")
+                raise ManifestError(f"{m.root / MANIFEST}: [labs.{lab.name}] disk names parameter {p}, which "
+                                    f"has no [labs.{lab.name}.params.{p}] table")
         for pname, preset in lab.presets.items():
             for k in preset:
                 if k not in lab.params:
-                    raise ManifestError(f"lab {lab.name}: preset {pname} sets unknown parameter {k}")
+                    raise ManifestError(f"{m.root / MANIFEST}: [labs.{lab.name}.presets.{pname}] sets parameter {k}, "
+                                        f"which has no [labs.{lab.name}.params.{k}] table")

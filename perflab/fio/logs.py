@@ -28,6 +28,7 @@ from __future__ import annotations
 from perflab.errors import Refused
 
 import json
+import zlib
 import math
 import os
 from dataclasses import dataclass
@@ -219,10 +220,13 @@ def check_last_line(path: Path) -> None:
         return
     if str(path).endswith(".gz"):
         n, last = 0, b"\n"
-        with open_log(path) as f:
-            while chunk := f.read(1 << 24):
-                n += chunk.count(b"\n")
-                last = chunk[-1:]
+        try:
+            with open_log(path) as f:
+                while chunk := f.read(1 << 24):
+                    n += chunk.count(b"\n")
+                    last = chunk[-1:]
+        except (EOFError, OSError, zlib.error) as e:   # gzip.BadGzipFile is an OSError
+            raise FioLogError(f"{path}: a damaged or cut-short gzip file ({e})") from None
         if last != b"\n":
             raise FioLogError(f"{path}:{n + 1}: truncated last line (no newline at end of file)")
         return

@@ -51,10 +51,13 @@ def text_values(s: Spec, hidden_values: dict) -> dict:
 
 def variant_doc(s: Spec, seed: str, student: str, hidden_values: dict) -> dict:
     """The student's sealed variant file: what `perflab run LAB --variant FILE` needs."""
-    secret = {"hidden": text_values(s, hidden_values), "sign_key": sign_key(seed, s.lab.name, student)}
-    return {"format": FORMAT, "lab": s.lab.name, "student": student,
-            "variant_id": variant_id(seed, s.lab.name, student), "preset": s.preset,
-            "fixed": {k: str(v) for k, v in s.fixed.items()}, "sealed": seal(secret, s.lab.name)}
+    plain = {"format": FORMAT, "lab": s.lab.name, "student": student,
+             "variant_id": variant_id(seed, s.lab.name, student), "preset": s.preset,
+             "fixed": {k: str(v) for k, v in s.fixed.items()}}
+    # the plain fields are sealed too, so that an edit to any of them is seen (load_variant)
+    secret = {"hidden": text_values(s, hidden_values), "sign_key": sign_key(seed, s.lab.name, student),
+              "plain": plain}
+    return {**plain, "sealed": seal(secret, s.lab.name)}
 
 
 @dataclass
@@ -98,7 +101,14 @@ def load_variant(m: Manifest, path) -> Variant:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise MysteryError(f"variant file {path}: not a perflab variant ({FORMAT})")
     s = spec(m, doc.get("lab", "?"))
-    secret = unseal(doc.get("sealed"), s.lab.name)
+    try:
+        secret = unseal(doc.get("sealed"), s.lab.name)
+    except MysteryError as e:
+        raise MysteryError(f"variant file {path}: {e}") from None
+    edited = sorted(k for k, v in secret.get("plain", {}).items() if doc.get(k) != v)
+    if "plain" not in secret or edited:
+        raise MysteryError(f"variant file {path}: edited ({', '.join(edited) or 'made by another version'} "
+                           "differs from what its seal says): ask for the file again")
     if set(secret.get("hidden", {})) != set(s.hidden):
         raise MysteryError(f"variant file {path}: its hidden parameters do not match the lab's mystery spec")
     nb = path.parent / f"{s.lab.name}-mystery.md"

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from perflab.analysis.heatmap.ingest import detect_log_kind, from_hist_log, from_lat_log, log_paths
@@ -42,19 +43,41 @@ def render(paths, html: str | os.PathLike | None = None, csv: str | os.PathLike 
         hm = from_hist_log(files, col_s=col_s, sub=sub, linear_ns=linear_ns)
     else:
         hm = from_lat_log(files, col_s=col_s, sub=sub, linear_ns=linear_ns)
+    if hm.total == 0:
+        raise ValueError(f"no I/O in {', '.join(map(str, files))}: nothing to draw (an empty log, or one "
+                         "whose every line was left out)")
     _write(hm, files, html, csv, save, title, linear=bool(linear_ns))
     return hm
 
 
 def _write(hm: HeatMap, files: list[Path], html, csv, save, title, linear: bool) -> None:
-    if save is not None:
-        hm.save(save)
-    if csv is not None:
-        hm.write_csv(csv)
-    if html is not None:
-        if title is None:
-            names = ", ".join(p.name for p in files[:3]) + (" ..." if len(files) > 3 else "")
-            title = f"{names}: {hm.total:,} I/Os"
-        fig = figure(hm, title=title, linear=linear)
-        fig.write_html(html, include_plotlyjs=True, full_html=True,
-                       config={"displaylogo": False, "responsive": True})
+    """Every output or none: each is written to a temporary file beside its destination (which is
+    where an unwritable place shows), and only when all are written are they renamed into place."""
+    outs = {k: Path(v) for k, v in (("save", save), ("csv", csv), ("html", html)) if v is not None}
+    tmps: dict[str, Path] = {}
+    try:
+        for k, dst in outs.items():
+            try:
+                fd, name = tempfile.mkstemp(prefix=f".{dst.name}.", suffix=dst.suffix or ".tmp", dir=dst.parent)
+            except OSError as e:
+                raise OSError(f"cannot write {dst}: {e.strerror or e}") from None
+            os.close(fd)
+            tmps[k] = Path(name)
+        if "save" in tmps:
+            hm.save(tmps["save"])
+        if "csv" in tmps:
+            hm.write_csv(tmps["csv"])
+        if "html" in tmps:
+            if title is None:
+                names = ", ".join(p.name for p in files[:3]) + (" ..." if len(files) > 3 else "")
+                title = f"{names}: {hm.total:,} I/Os"
+            fig = figure(hm, title=title, linear=linear)
+            fig.write_html(tmps["html"], include_plotlyjs=True, full_html=True,
+                           config={"displaylogo": False, "responsive": True})
+        for k, t in tmps.items():
+            os.chmod(t, 0o644)
+            os.replace(t, outs[k])
+        tmps.clear()
+    finally:
+        for t in tmps.values():
+            t.unlink(missing_ok=True)

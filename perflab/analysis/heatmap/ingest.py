@@ -288,7 +288,9 @@ def from_lat_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None 
             continue
         names = lat_log_columns(nf, path)
         check_last_line(path)
-        include = ["time_ms", "lat_ns"] + (["ddir"] if want is not None else [])
+        # ddir is parsed even when no filter needs it: a log whose ddir field is not a number is
+        # damaged, and is refused rather than drawn
+        include = ["time_ms", "lat_ns", "ddir"]
         tables = _prefetch(_lat_chunks(path, names, include, block_size), depth=2)
         try:
             for table in tables:
