@@ -174,3 +174,19 @@ def test_the_checker_sees_a_circle_and_an_upward_import(tmp_path, monkeypatch):
         test_no_import_circle()
     with pytest.raises(AssertionError, match="perflab.errors._x"):
         test_no_private_name_is_used_across_modules()
+
+
+def test_labs_make_host_objects_through_primitives_that_record_themselves():
+    """A lab asks perflab.infra for a host object (hostobjects, slowdisk.recorded, zfs) and never
+    writes the ledger itself, so it cannot forget to: no lab calls a ledger's record/release/holding
+    or removes an entry by hand."""
+    bad = []
+    for p in sorted((ROOT / "labs").glob("*/lab.py")):
+        for node in ast.walk(ast.parse(p.read_text())):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("record", "release", "holding", "record_process")
+                    and "ledger" in ast.unparse(node.func.value)):
+                bad.append(f"{p.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node.func)}(...)")
+            if isinstance(node, ast.ImportFrom) and any(a.name == "remove_entry" for a in node.names):
+                bad.append(f"{p.relative_to(ROOT)}:{node.lineno}: imports remove_entry")
+    assert not bad, "labs that keep the ledger by hand:\n" + "\n".join(bad)

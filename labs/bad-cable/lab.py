@@ -53,8 +53,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from perflab.errors import Failed
 from perflab.fio import jobs as fio, clients as fioclients
 from perflab.run.record import read_lines
+from perflab.infra import hostobjects
 from perflab.infra.containers import ContainerFailed, Topology, exec_sh, wait_for_file, wait_until
 
 
@@ -92,7 +94,7 @@ def host_veth(c) -> str:
         with contextlib.suppress(OSError):
             if (d / "ifindex").read_text().strip() == idx:
                 return d.name
-    raise RuntimeError(f"no host interface with ifindex {idx} (container {c.name})")
+    raise Failed(f"no host interface with ifindex {idx} (container {c.name})")
 
 
 def _kbit(mbit: float) -> str:
@@ -102,7 +104,7 @@ def _kbit(mbit: float) -> str:
 def _tc(cmd: list[str], prefix: tuple = ()) -> None:
     r = subprocess.run([*prefix, "tc", *cmd], capture_output=True, text=True)
     if r.returncode:
-        raise RuntimeError(f"tc {' '.join(cmd)}: {r.stderr.strip()}")
+        raise Failed(f"tc {' '.join(cmd)}: {r.stderr.strip()}")
 
 
 class VethLinks:
@@ -114,8 +116,7 @@ class VethLinks:
 
     def add(self, j: int, container, mbit: float) -> None:
         self.devs[j] = host_veth(container)
-        self.stack.enter_context(self.ledger.holding("tc", self.devs[j], qdisc="tbf"))
-        self.set_rate(j, mbit)
+        self.stack.enter_context(hostobjects.tbf(self.ledger, self.devs[j], "rate", _kbit(mbit), *TBF))
 
     def set_rate(self, j: int, mbit: float) -> None:
         _tc(["qdisc", "replace", "dev", self.devs[j], "root", "tbf", "rate", _kbit(mbit), *TBF])
@@ -286,7 +287,7 @@ def _iface_with(pid: int, ip: str) -> str:
         f = line.split()
         if len(f) > 3 and f[3].split("/")[0] == ip:
             return f[1].split("@")[0]
-    raise RuntimeError(f"the server has no interface with address {ip}")
+    raise Failed(f"the server has no interface with address {ip}")
 
 
 def run(s) -> None:

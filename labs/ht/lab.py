@@ -33,6 +33,7 @@ tests/test_ht.py.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -45,7 +46,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from perflab.errors import Failed
 from perflab.fio import jobs as fio, logs as fiolog
+from perflab.infra import hostobjects
 from perflab.infra.containers import ContainerFailed, Topology, exec_sh
 from perflab.config.params import fmt_size
 
@@ -135,7 +138,7 @@ def cpu_roles(cpus: list[int]) -> tuple[int, int]:
     first is where the system's own work tends to land)."""
     cpus = sorted(cpus)
     if len(cpus) < 2:
-        raise RuntimeError(f"lab ht needs two CPUs (one for fio, one for its neighbour); this process "
+        raise Failed(f"lab ht needs two CPUs (one for fio, one for its neighbour); this process "
                            f"may use only {cpus}")
     return cpus[-1], cpus[0]
 
@@ -195,7 +198,7 @@ def cgroup_cpu_files(pid: int, root: Path = Path("/sys/fs/cgroup")) -> tuple[Pat
         f = root / groups[""].lstrip("/") / "cpu.stat"
         if f.exists():
             return f, "v2"
-    raise RuntimeError(f"no cgroup CPU accounting found for pid {pid} ({groups})")
+    raise Failed(f"no cgroup CPU accounting found for pid {pid} ({groups})")
 
 
 def read_cpu_ns(f: Path, kind: str) -> list[int]:
@@ -302,25 +305,14 @@ def _fincore(c, files: list[str]) -> dict:
     return parse_fincore(out) if code == 0 else {"error": out.strip()}
 
 
-def _start_perf(s, hw: dict, cpus: str, seconds: float, out: Path):
+def _perf(s, hw: dict, cpus: str, seconds: float, out: Path):
+    """perf stat on fio's CPUs for the measurement (a host process in the run's ledger, given 30 s
+    to end by itself once the measurement is over); nothing where the counters are not visible."""
     if not hw["supported"]:
-        return None
-    proc = subprocess.Popen([hw["perf"], "stat", "-x,", "-o", str(out), "-e", PERF_EVENTS, "-C", cpus,
-                             "--", "sleep", f"{seconds:g}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    s.ledger.record_process(proc.pid, "perf stat")
-    return proc
-
-
-def _stop_perf(s, proc) -> None:
-    if proc is None:
-        return
-    try:
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        s.ledger.release("process", str(proc.pid))
+        return contextlib.nullcontext()
+    return hostobjects.process(s.ledger, [hw["perf"], "stat", "-x,", "-o", str(out), "-e", PERF_EVENTS, "-C", cpus,
+                                          "--", "sleep", f"{seconds:g}"], "perf stat",
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 NEIGHBOUR_CMD = {"stream": ["stress-ng", "--stream", "1"], "cpu": ["stress-ng", "--cpu", "1"]}
@@ -345,12 +337,11 @@ def measure(s, topo, tag: str, c: dict, rep: int, ctr: dict, hw: dict, fio_cpu: 
     # and a page that went would be read from the disk during the measurement.
     warm = [f"/data/{set_file(c['set'], k)}" for k in range(1, c["ncpu"] + 1)]
     exec_sh(cont, ["sh", "-c", f"cat {' '.join(warm)} > /dev/null"])
-    perf = _start_perf(s, hw, cpus, p["runtime"], fdir / f"{name}.perf.csv")
-    before, t0 = read_cpu_ns(*cg), time.time()
-    code, out = exec_sh(cont, ["sh", "-c", f"fio --output-format=json --output={name}.json {name}.fio "
-                                           f"> {name}.stdout.txt 2>&1; rc=$?; cat /proc/$$/io > {name}.io; exit $rc"])
-    t1, after = time.time(), read_cpu_ns(*cg)
-    _stop_perf(s, perf)
+    with _perf(s, hw, cpus, p["runtime"], fdir / f"{name}.perf.csv"):
+        before, t0 = read_cpu_ns(*cg), time.time()
+        code, out = exec_sh(cont, ["sh", "-c", f"fio --output-format=json --output={name}.json {name}.fio "
+                                               f"> {name}.stdout.txt 2>&1; rc=$?; cat /proc/$$/io > {name}.io; exit $rc"])
+        t1, after = time.time(), read_cpu_ns(*cg)
     if code != 0:
         tail = (fdir / f"{name}.stdout.txt").read_text(errors="replace")[-2000:] if (fdir / f"{name}.stdout.txt").exists() else out
         raise ContainerFailed(f"fio {name}: exit code {code}\n{tail}")

@@ -42,9 +42,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from perflab.errors import Failed
 from perflab.fio import jobs as fio, logs as fiolog
 from perflab.infra.containers import Topology, wait_until
-from perflab.infra.ledger import remove_entry
+from perflab.infra.hostobjects import loop_device, scratch_dir
 
 JOB = "stream-write"
 PHASES = ("as cabled", "second path", "balanced")
@@ -115,7 +116,7 @@ def cabling(p: dict) -> dict[str, dict]:
 def _sh(cmd: list[str]) -> str:
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
-        raise RuntimeError(f"{' '.join(cmd)}: {r.stderr.strip() or r.stdout.strip()}")
+        raise Failed(f"{' '.join(cmd)}: {r.stderr.strip() or r.stdout.strip()}")
     return r.stdout.strip()
 
 
@@ -144,40 +145,6 @@ def add_partitions(dev: str, sizes_bytes: list[int]) -> list[str]:
     for path in out:
         wait_until(lambda q=path: Path(q).exists(), 10, f"partition {path}")
     return out
-
-
-@contextlib.contextmanager
-def loop_device(ledger, backing: str):
-    """A loop device bound to `backing` (direct I/O), recorded in the ledger before it is bound;
-    on the way out its partitions are deleted, it is detached and released."""
-    dev = None
-    for _ in range(20):
-        cand = _sh(["losetup", "-f"])
-        ledger.record("loop", cand, backing=backing)
-        r = subprocess.run(["losetup", "--direct-io=on", cand, backing], capture_output=True, text=True)
-        if r.returncode == 0:
-            dev = cand
-            break
-        ledger.release("loop", cand)   # taken by someone else meanwhile: try the next free one
-        time.sleep(0.05)
-    if dev is None:
-        raise RuntimeError(f"no free loop device for {backing}")
-    try:
-        yield dev
-    finally:
-        if remove_entry({"kind": "loop", "id": dev, "backing": backing}):
-            ledger.release("loop", dev)
-
-
-@contextlib.contextmanager
-def scratch_dir(ledger, path: Path):
-    ledger.record("path", str(path))
-    path.mkdir(parents=True, exist_ok=True)
-    try:
-        yield path
-    finally:
-        if remove_entry({"kind": "path", "id": str(path)}):
-            ledger.release("path", str(path))
 
 
 def jbod_bytes(p: dict) -> int:

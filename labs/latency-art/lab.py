@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 import subprocess
 import time
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +47,7 @@ from perflab.fio import jobs as fio, logs as fiolog
 from perflab.analysis import heatmap
 from perflab.infra import slowdisk
 from perflab.infra.containers import Topology
+from perflab.infra.hostobjects import scratch_dir
 
 ICY, PTERO = "icy-lake", "pterodactyl"
 #: 2009 figures (Brendan Gregg): the icy lake (one NFS client thread of 8 KB O_DSYNC sequential
@@ -133,24 +134,6 @@ def ptero_job(s) -> fio.JobFile:
     return jf
 
 
-@contextmanager
-def recorded_mount(s, backing: Path, mp: Path, model, log_dir: Path, extra=()):
-    """A slowdisk mount on the host, recorded in the run's ledger (the mount before it is made,
-    the process right after it starts) and released once it is unmounted and its process gone."""
-    led = s.ledger
-    led.record("mount", str(mp), fuse=True)
-    pid = None
-    try:
-        with slowdisk.mounted(backing, mp, model, log_dir=log_dir, extra_options=extra) as m:
-            pid = m.pid
-            led.record_process(pid, "slowdisk")
-            yield m
-    finally:
-        if pid is not None:
-            led.release("process", str(pid))
-        led.release("mount", str(mp))
-
-
 def run(s) -> None:
     p = s.params
     tag = s.manifest.images["fio"].tag
@@ -163,9 +146,9 @@ def run(s) -> None:
     # ~18 ms at every 8 MiB (measured), which would draw dots the disk model never made.
     host = Path("/dev/shm") / f"perflab-{s.run_id}" / "latency-art"
     events: dict[str, int] = {}
-    s.ledger.record("path", str(host.parent))
     try:
         with ExitStack() as stack, Topology(s.run_id, s.lab.name) as topo:
+            stack.enter_context(scratch_dir(s.ledger, host.parent))
             with s.phase("disks"):
                 s.provenance(fio_version=fio.version(topo, tag))
                 icy_vols, jbod_vols = {}, {}
@@ -173,7 +156,8 @@ def run(s) -> None:
                     b = host / f"icy{i}"
                     b.mkdir(parents=True)
                     subprocess.run(["truncate", "-s", str(ICY_DISK_BYTES), str(b / f"d{i}")], check=True)
-                    m = stack.enter_context(recorded_mount(s, b, host / f"icy{i}-mnt", icy_model(p, i), dev / f"icy-d{i}"))
+                    m = stack.enter_context(slowdisk.recorded(s.ledger, b, host / f"icy{i}-mnt", icy_model(p, i),
+                                                             log_dir=dev / f"icy-d{i}"))
                     icy_vols[str(m.mountpoint)] = {"bind": f"/icy{i}", "mode": "rw"}
                 for j in range(p["ports"]):
                     b = host / f"jbod{j}"
@@ -181,8 +165,9 @@ def run(s) -> None:
                     for i in range(p["disks"]):
                         if jbod_of(i, p["ports"]) == j:
                             subprocess.run(["truncate", "-s", str(STREAM_DISK_BYTES), str(b / f"d{i}")], check=True)
-                    m = stack.enter_context(recorded_mount(s, b, host / f"jbod{j}-mnt", stream_model(p), dev / f"jbod{j}",
-                                                          extra=(f"max_threads={p['lanes']}",)))
+                    m = stack.enter_context(slowdisk.recorded(s.ledger, b, host / f"jbod{j}-mnt", stream_model(p),
+                                                              log_dir=dev / f"jbod{j}",
+                                                              extra_options=(f"max_threads={p['lanes']}",)))
                     jbod_vols[str(m.mountpoint)] = {"bind": f"/jbod{j}", "mode": "ro"}
                 s.provenance(icy_disk_models=[icy_model(p, i).to_options() for i in range(2)],
                              stream_disk_model=stream_model(p).to_options() + [f"max_threads={p['lanes']}"])
@@ -197,10 +182,6 @@ def run(s) -> None:
                 extra.unlink()   # fio writes them beside the clat logs; the chapter uses clat only
     finally:
         (s.path("events.json")).write_text(json.dumps(events, indent=2))
-        from perflab.infra.ledger import remove_entry
-
-        if remove_entry({"kind": "path", "id": str(host.parent)}):
-            s.ledger.release("path", str(host.parent))
     with s.phase("collect"):
         d = load(s.data_dir)
         s.metric(**summary(d, s.params))

@@ -39,7 +39,7 @@ class Topology:
         if self.client is None:
             self.client = labels.docker_client()
             if self.client is None:
-                raise RuntimeError("no Docker engine answers: run `make setup` (it starts dockerd), "
+                raise ContainerFailed("no Docker engine answers: run `make setup` (it starts dockerd), "
                                    "or see `perflab doctor`")
         return self
 
@@ -166,6 +166,6 @@ def data_root_disk(client) -> str:
         sys_dev = os.path.dirname(sys_dev)  # a partition: throttling applies to its disk
     path = f"/dev/{os.path.basename(sys_dev)}"
     if not os.path.exists(path):
-        raise RuntimeError(f"Docker's data root {root} is on {sys_dev}, which has no block device "
+        raise ContainerFailed(f"Docker's data root {root} is on {sys_dev}, which has no block device "
                            "node to throttle (an overlay or network file system?)")
     return path

@@ -78,7 +78,7 @@ def zram_device(ledger: Ledger, size_bytes: int):
 
     ctl = Path("/sys/class/zram-control/hot_add")
     if not ctl.exists():
-        raise RuntimeError("no zram in this kernel (/sys/class/zram-control missing)")
+        raise ExecFailed("no zram in this kernel (/sys/class/zram-control missing)")
     idx = int(ctl.read_text().strip())
     dev = f"/dev/zram{idx}"
     ledger.record("zram", dev)

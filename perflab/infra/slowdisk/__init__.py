@@ -20,10 +20,11 @@ Modules: ``model`` (the disk model's parameters and the mean service time it pre
 """
 from perflab.infra.slowdisk.logs import read_device_log, read_device_logs
 from perflab.infra.slowdisk.model import DiskModel, expected_service_ms
-from perflab.infra.slowdisk.mount import SOURCE_DIR, SlowdiskError, SlowdiskMount, build_binary, find_binary, fuse_available, mounted, process_cpu_seconds
+from perflab.infra.slowdisk.mount import (SOURCE_DIR, SlowdiskError, SlowdiskMount, build_binary, find_binary,
+                                          fuse_available, mounted, process_cpu_seconds, recorded)
 
 __all__ = [
-    "DiskModel", "SlowdiskMount", "SlowdiskError", "mounted", "find_binary", "build_binary",
+    "DiskModel", "SlowdiskMount", "SlowdiskError", "mounted", "recorded", "find_binary", "build_binary",
     "expected_service_ms", "read_device_log", "read_device_logs", "process_cpu_seconds",
     "fuse_available", "SOURCE_DIR",
 ]

@@ -221,3 +221,22 @@ def mounted(backing_dir: str | os.PathLike, mountpoint: str | os.PathLike,
                 errpath.unlink()
             except OSError:
                 pass
+
+
+@contextmanager
+def recorded(ledger, backing_dir: str | os.PathLike, mountpoint: str | os.PathLike,
+             model: DiskModel | None = None, **kw) -> Iterator[SlowdiskMount]:
+    """:func:`mounted`, written to a run's ledger (perflab.infra.ledger): the mount before it is
+    made, the slowdisk process as soon as it runs; both released once unmounted and gone, so
+    `perflab clean` finds them after a crash."""
+    ledger.record("mount", str(mountpoint), fuse=True)
+    pid = None
+    try:
+        with mounted(backing_dir, mountpoint, model, **kw) as m:
+            pid = m.pid
+            ledger.record_process(pid, "slowdisk")
+            yield m
+    finally:
+        if pid is not None:
+            ledger.release("process", str(pid))
+        ledger.release("mount", str(mountpoint))

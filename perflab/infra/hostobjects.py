@@ -1,0 +1,100 @@
+"""Host objects a lab makes, each as a context manager that writes itself to the run's ledger
+*before* it exists and gives itself back on the way out, however the block ends (the way
+testcontainers labels a container in the call that creates it). A lab asks for the object and
+cannot forget the bookkeeping; after a crash `perflab clean` finds what the ledger says is open.
+
+    with loop_device(s.ledger, "/dev/shm/x/jbod1") as dev: ...
+    with scratch_dir(s.ledger, Path("/dev/shm/perflab-RUN")) as d: ...
+    with tbf(s.ledger, "veth1234", "rate", "10mbit", "burst", "32kb", "latency", "400ms"): ...
+    with process(s.ledger, ["perf", "stat", ...], "perf stat") as proc: ...
+
+(ZFS pools and zram devices: perflab.infra.zfs; slowdisk mounts: perflab.infra.slowdisk.mounted
+with `ledger=`; Docker objects carry labels instead: perflab.infra.labels.)
+"""
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import time
+from pathlib import Path
+from typing import Iterator
+
+from perflab.errors import Failed
+from perflab.infra.ledger import Ledger, remove_entry
+
+
+class HostObjectError(Failed, RuntimeError):
+    """A host object could not be made (no free loop device, tc refused a qdisc)."""
+
+
+def _give_back(ledger: Ledger, entry: dict) -> None:
+    """Remove the object; release its ledger entry only when it is gone (else `perflab clean` retries)."""
+    if remove_entry(entry):
+        ledger.release(entry["kind"], entry["id"])
+
+
+@contextlib.contextmanager
+def loop_device(ledger: Ledger, backing: str) -> Iterator[str]:
+    """A loop device bound to `backing` (direct I/O); on the way out its partitions are deleted and
+    it is detached."""
+    dev = None
+    for _ in range(20):
+        cand = subprocess.run(["losetup", "-f"], capture_output=True, text=True).stdout.strip()
+        ledger.record("loop", cand, backing=backing)
+        r = subprocess.run(["losetup", "--direct-io=on", cand, backing], capture_output=True, text=True)
+        if r.returncode == 0:
+            dev = cand
+            break
+        ledger.release("loop", cand)   # taken by someone else meanwhile: try the next free one
+        time.sleep(0.05)
+    if dev is None:
+        raise HostObjectError(f"no free loop device for {backing}")
+    try:
+        yield dev
+    finally:
+        _give_back(ledger, {"kind": "loop", "id": dev, "backing": backing})
+
+
+@contextlib.contextmanager
+def scratch_dir(ledger: Ledger, path: Path) -> Iterator[Path]:
+    """A directory (with its parents) that is removed with everything in it on the way out."""
+    path = Path(path)
+    ledger.record("path", str(path))
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        yield path
+    finally:
+        _give_back(ledger, {"kind": "path", "id": str(path)})
+
+
+@contextlib.contextmanager
+def tbf(ledger: Ledger, dev: str, *args: str) -> Iterator[str]:
+    """A tbf qdisc at the root of network device `dev` (`args`: tc's tbf options, e.g. "rate",
+    "10mbit", ...); the lab may `tc qdisc replace` it with other rates inside the block."""
+    ledger.record("tc", dev, qdisc="tbf")
+    try:
+        r = subprocess.run(["tc", "qdisc", "replace", "dev", dev, "root", "tbf", *args],
+                           capture_output=True, text=True)
+        if r.returncode:
+            raise HostObjectError(f"tc qdisc replace dev {dev} root tbf {' '.join(args)}: {r.stderr.strip()}")
+        yield dev
+    finally:
+        _give_back(ledger, {"kind": "tc", "id": dev, "qdisc": "tbf"})
+
+
+@contextlib.contextmanager
+def process(ledger: Ledger, argv: list[str], what: str, stop_timeout: float = 30.0,
+            **popen) -> Iterator[subprocess.Popen]:
+    """A process of the host's, recorded as soon as it has a PID; on the way out it is given
+    `stop_timeout` seconds to end by itself, then killed."""
+    proc = subprocess.Popen(argv, **popen)
+    ledger.record_process(proc.pid, what)
+    try:
+        yield proc
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=stop_timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        ledger.release("process", str(proc.pid))
