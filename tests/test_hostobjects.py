@@ -52,3 +52,38 @@ def test_loop_device_is_bound_recorded_and_detached(tmp_path):
         assert str(backing) in shown
     assert _kinds(led) == []
     assert str(backing) not in subprocess.run(["losetup", "-a"], capture_output=True, text=True).stdout
+
+
+def test_a_live_run_of_another_clone_is_left_alone(tmp_path, monkeypatch):
+    """Docker objects name their run directory; `perflab clean` in one clone does not remove the
+    objects of a run another clone is running on the same machine (its runner is alive), and does
+    remove them once that runner is gone."""
+    import json
+
+    from perflab.infra import cleanup, labels
+    from perflab.infra.ledger import proc_start_time
+
+    other = tmp_path / "other-clone" / "data" / "runs" / "heatmaps-1"
+    other.mkdir(parents=True)
+    monkeypatch.setenv(labels.RUN_DIR_ENV, str(other))
+    assert labels.labels("heatmaps-1", "heatmaps")[labels.LABEL_RUN_DIR] == str(other)
+    runner = subprocess.Popen(["sleep", "60"])
+    try:
+        (other / cleanup.OWNER).write_text(json.dumps({"pid": runner.pid, "start_time": proc_start_time(runner.pid)}))
+        removed = []
+        monkeypatch.setattr(cleanup, "docker_client", lambda: "client")
+        monkeypatch.setattr(cleanup, "run_dirs_by_run", lambda client: {"heatmaps-1": str(other)})
+        monkeypatch.setattr(cleanup, "remove_docker_objects",
+                            lambda client, run_id=None, skip_runs=(): removed.append(set(skip_runs)) or [])
+        mine = tmp_path / "mine"
+        (mine / "data" / "runs").mkdir(parents=True)
+        cleanup.clean(mine)
+        assert removed == [{"heatmaps-1"}]                 # skipped: its runner is alive
+        runner.kill()
+        runner.wait()
+        removed.clear()
+        cleanup.clean(mine)
+        assert removed == [set()]                          # its runner is gone: it is perflab's to remove
+    finally:
+        runner.kill()
+        runner.wait()

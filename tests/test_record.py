@@ -44,8 +44,11 @@ def test_killed_writer_leaves_a_complete_file(tmp_path):
     code = ("import sys; from perflab.run.record import RunRecord; r=RunRecord(sys.argv[1]);\n"
             "i=0\nwhile True:\n  i+=1; r.metric(i=i)\n")
     p = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)])
-    time.sleep(1.0)
-    p.kill()
+    t_end = time.time() + 60            # wait for the writer to be writing (a loaded machine starts it late)
+    while r.read().get("metrics", {}).get("i", 0) < 50:
+        assert time.time() < t_end and p.poll() is None, "the writer never wrote"
+        time.sleep(0.05)
+    p.kill()                            # mid-write, most likely: it does nothing else
     p.wait()
     doc = r.read()
     assert doc["metrics"]["i"] > 0 and doc["big"] == "y" * 200000

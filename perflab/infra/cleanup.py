@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from perflab.infra.labels import docker_client, docker_objects, remove_docker_objects
+from perflab.infra.labels import docker_client, docker_objects, remove_docker_objects, run_dirs_by_run
 from perflab.infra.ledger import EXISTS, Ledger, process_alive, proc_start_time, remove_entry
 
 OWNER = "owner.json"
@@ -63,12 +63,21 @@ def clean_run(run_dir: Path, client=None) -> list[str]:
     return failed
 
 
+def _active(dirs: list[Path], client) -> set[str]:
+    """Run ids whose runner is alive: runs of this checkout, and runs whose Docker objects name a
+    run directory elsewhere (another clone on the same machine) whose runner is alive."""
+    active = {d.name for d in dirs if run_active(d)}
+    mine = {d.name for d in dirs}
+    active |= {r for r, d in run_dirs_by_run(client).items() if r not in mine and run_active(Path(d))}
+    return active
+
+
 def clean(root: Path, run_id: str | None = None, force: bool = False) -> tuple[list[str], list[str]]:
     """Clean every run (or one). Returns (cleaned run ids, failures)."""
     client = docker_client()
     base = runs_root(root)
     dirs = [base / run_id] if run_id else sorted(p for p in base.glob("*") if p.is_dir()) if base.exists() else []
-    active = {d.name for d in dirs if run_active(d)} if not force else set()
+    active = _active(dirs, client) if not force else set()
     done, failed = [], []
     for d in dirs:
         if d.name in active:
@@ -88,7 +97,7 @@ def leftovers(root: Path, include_active: bool = False) -> list[Leftover]:
     client = docker_client()
     base = runs_root(root)
     dirs = sorted(p for p in base.glob("*") if p.is_dir()) if base.exists() else []
-    active = set() if include_active else {d.name for d in dirs if run_active(d)}
+    active = set() if include_active else _active(dirs, client)
     out = [Leftover(r, k, n) for k, n, r in docker_objects(client) if r not in active]
     for d in dirs:
         if d.name in active:

@@ -3,16 +3,41 @@
 also after a crash, and nothing unlabelled is ever touched."""
 from __future__ import annotations
 
+import os
+
 LABEL_OWNER = "org.perflab.owner"
 LABEL_RUN = "org.perflab.run"
 LABEL_LAB = "org.perflab.lab"
+#: The run directory (absolute), so that a clone of the project that did not start a run can still
+#: tell whether its runner is alive (perflab.infra.cleanup) and leave a live run of another clone alone.
+LABEL_RUN_DIR = "org.perflab.run-dir"
+#: Set by `perflab run` for the lab's notebook (and by a session that makes its own run): where
+#: the run's directory is.
+RUN_DIR_ENV = "PERFLAB_RUN_DIR"
 
 
 def labels(run_id: str, lab: str | None = None) -> dict:
     d = {LABEL_OWNER: "perflab", LABEL_RUN: run_id}
     if lab:
         d[LABEL_LAB] = lab
+    run_dir = os.environ.get(RUN_DIR_ENV)
+    if run_dir and os.path.basename(os.path.normpath(run_dir)) == run_id:
+        d[LABEL_RUN_DIR] = os.path.abspath(run_dir)
     return d
+
+
+def run_dirs_by_run(client) -> dict[str, str]:
+    """{run id: run directory} from the labels of every labelled object that names one."""
+    if client is None:
+        return {}
+    f = _label_filter(None)
+    out = {}
+    objs = [c.labels for c in client.containers.list(all=True, filters=f)]
+    objs += [(o.attrs.get("Labels") or {}) for o in (*client.networks.list(filters=f), *client.volumes.list(filters=f))]
+    for lb in objs:
+        if lb.get(LABEL_RUN_DIR) and lb.get(LABEL_RUN):
+            out[lb[LABEL_RUN]] = lb[LABEL_RUN_DIR]
+    return out
 
 
 def docker_client():

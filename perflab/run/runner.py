@@ -236,7 +236,8 @@ def _start_notebook(m: Manifest, lab: Lab, preset: str, values: dict, run_dir: P
            "--kernel", "python3"]
     with open(run_dir / "papermill.log", "w") as plog:
         proc = subprocess.Popen(cmd, stdout=plog, stderr=subprocess.STDOUT, start_new_session=True,
-                                cwd=m.root, env={**os.environ, "PERFLAB_ROOT": str(m.root)})
+                                cwd=m.root, env={**os.environ, "PERFLAB_ROOT": str(m.root),
+                                                 labels.RUN_DIR_ENV: str(run_dir)})
     ledger.Ledger(run_dir).record_process(proc.pid, "papermill")
     return proc
 

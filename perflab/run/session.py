@@ -305,6 +305,7 @@ def open(lab: str, run: str = REFERENCE, params: dict | None = None, run_dir: st
         values = params_mod.resolve(lb, run, params or {}, m.budget,
                                     params_mod.free_space(cleanup.runs_root(m.root)))
         d = create_run(m, lb, run, values)
+        os.environ[labels.RUN_DIR_ENV] = str(d)   # this process makes the run's objects: they name it
     s = Session(m, lb, "live", run, values, d, RunRecord(d))
     s.owns_run = not run_dir
     if run_dir:
