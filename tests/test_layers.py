@@ -190,3 +190,14 @@ def test_labs_make_host_objects_through_primitives_that_record_themselves():
             if isinstance(node, ast.ImportFrom) and any(a.name == "remove_entry" for a in node.names):
                 bad.append(f"{p.relative_to(ROOT)}:{node.lineno}: imports remove_entry")
     assert not bad, "labs that keep the ledger by hand:\n" + "\n".join(bad)
+
+
+def test_paths_the_package_derives_from_its_own_location_exist(monkeypatch):
+    """Modules that find the checkout from their own file (slowdisk's source, the manifest's
+    fallback root) still find it after a move."""
+    from perflab.config import manifest
+    from perflab.infra import slowdisk
+
+    assert (slowdisk.SOURCE_DIR / "Makefile").is_file(), slowdisk.SOURCE_DIR
+    monkeypatch.delenv("PERFLAB_ROOT", raising=False)
+    assert manifest.project_root(Path("/")) == ROOT

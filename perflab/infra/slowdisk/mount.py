@@ -18,7 +18,7 @@ from perflab.infra.ledger import is_mounted
 from perflab.infra.slowdisk.model import DiskModel
 
 #: slowdisk/ at the top of the repository (source, Makefile, README.md).
-SOURCE_DIR = Path(__file__).resolve().parents[2] / "slowdisk"
+SOURCE_DIR = Path(__file__).resolve().parents[3] / "slowdisk"   # perflab/infra/slowdisk/mount.py -> the checkout
 
 
 class SlowdiskError(Failed, RuntimeError):
