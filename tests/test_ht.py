@@ -7,6 +7,7 @@ import stat
 
 import pytest
 
+from perflab.errors import Failed
 from perflab.config import manifest as manifest_mod
 from perflab.config import params as params_mod
 
@@ -81,7 +82,7 @@ def test_bad_parameters_are_refused(schema):
 def test_cpu_roles_need_two_cpus(lab):
     assert lab.cpu_roles([0, 1]) == (1, 0)
     assert lab.cpu_roles([3, 2, 5]) == (5, 2)
-    with pytest.raises(RuntimeError, match="two CPUs"):
+    with pytest.raises(Failed, match="two CPUs"):
         lab.cpu_roles([0])
 
 

@@ -8,6 +8,8 @@ plotly JSON for Jupyter's renderer.
 from __future__ import annotations
 
 import json
+import math
+import textwrap
 
 
 class Shown:
@@ -22,6 +24,41 @@ class Shown:
             "application/vnd.plotly.v1+json": json.loads(self.fig.to_json()),
             "text/plain": f"<plotly figure: {self.fig.layout.title.text or 'untitled'}>",
         }
+
+
+#: px from the top of a figure to below plotly's toolbar (on a phone the toolbar spans the figure)
+BELOW_TOOLBAR = 48
+
+
+def readable(fig, legend_below: bool = False, title: str | None = None, subtitle: str | None = None,
+             extra_top: int = 0):
+    """The same figure, readable on a phone as on a desktop: the title (or `title` with a smaller
+    `subtitle` line) wrapped and set below plotly's toolbar, the plot below the title (`extra_top`
+    more pixels above the plot for labels the figure puts there); a heat map's side panel titled
+    short, with one count tick per decade or two, clear of the time axis; the legend, if asked,
+    under the plot."""
+    if title is not None:
+        fig.update_layout(title_text=title + (f"<br><sub>{subtitle}</sub>" if subtitle else ""))
+    lines = []
+    for part in (fig.layout.title.text or "").split("<br>"):
+        sub = part.startswith("<sub>")
+        text = part.removeprefix("<sub>").removesuffix("</sub>")
+        lines += [f"<sub>{x}</sub>" if sub else x for x in textwrap.wrap(text, 60 if sub else 40)]
+    n_sub = sum(x.startswith("<sub>") for x in lines)
+    height = fig.layout.height or 450
+    fig.update_layout(title=dict(text="<br>".join(lines), font_size=15, x=0.02, xanchor="left", xref="container",
+                                 y=1 - BELOW_TOOLBAR / height, yanchor="top", yref="container"),
+                      margin=dict(t=BELOW_TOOLBAR + 22 * (len(lines) - n_sub) + 16 * n_sub + 12 + extra_top))
+    side = [t for t in fig.data if t.type == "bar" and t.xaxis == "x2"]
+    if side and any(t.type == "heatmap" for t in fig.data):   # heatmap.figure's side panel: the whole run
+        top = max(float(max(side[0].x)), 10.0)
+        fig.update_layout(xaxis=dict(domain=[0, 0.72]), xaxis2=dict(domain=[0.79, 1]))
+        fig.update_xaxes(title_text="I/Os", dtick=1 if math.log10(top) <= 3 else 2, tickfont_size=9, row=1, col=2)
+    elif not ("yaxis2" in fig.layout and fig.layout.yaxis2.overlaying) and not side:   # nothing on the right
+        fig.update_layout(margin=dict(l=60, r=20))
+    if legend_below:
+        fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.3, x=0, xanchor="left"))
+    return fig
 
 
 def show(fig) -> Shown:
