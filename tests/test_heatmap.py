@@ -542,7 +542,7 @@ def test_fixed_origin_drops_and_says_how_many(tmp_path):
     write_lat_log(p, np.array([EPOCH + 100, EPOCH + 1500, EPOCH + 2500]), np.array([1000] * 3))
     hm = H.from_lat_log(p, t0_ms=EPOCH + 1000)
     assert hm.total == 2 and hm.column_totals().tolist() == [1, 1]
-    assert any("1 I/Os logged before the map's t = 0" in n for n in hm.notes)
+    assert any("1 I/Os from before t = 0" in n for n in hm.notes)
 
 
 def test_a_long_span_rebins_time_within_the_memory_cap(tmp_path):

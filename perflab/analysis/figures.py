@@ -62,6 +62,11 @@ def readable(fig, legend_below: bool = False, title: str | None = None, subtitle
 
 
 def show(fig) -> Shown:
+    """The figure as the book shows it. Margins a figure leaves to plotly's defaults (80 px each
+    side) are narrowed, since on a phone they take two fifths of the width; plotly still widens
+    them for tick labels, axis titles and a legend at the side (automargin)."""
+    m = fig.layout.margin
+    fig.update_layout(margin=dict(l=60 if m.l is None else m.l, r=20 if m.r is None else m.r))
     return Shown(fig)
 
 

@@ -27,7 +27,14 @@ div.perflab-compare td { font-variant-numeric: tabular-nums; text-align: right; 
    screen scrolls sideways inside its cell output instead of being cut off. */
 div.cell_output table { display: block; max-width: 100%; overflow-x: auto; }
 div.cell_output table td, div.cell_output table th { white-space: normal; vertical-align: top;
-                                                     padding: 0.15em 0.5em; }
+                                                     padding: 0.15em 0.5em; text-align: left; }
+/* A text column keeps a readable width on a phone (the table scrolls sideways instead). */
+div.cell_output table td { min-width: 4.5em; }
+/* Tables written in the chapters' Markdown wrap the same way. */
+article table { display: block; max-width: 100%; overflow-x: auto; }
+article table td, article table th { min-width: 5em; }
+/* Source listings (C, bpftrace, console) wrap instead of running off a phone's screen. */
+div.highlight pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 div.cell_output .plotly-graph-div { max-width: 100%; }
 /* Printed output (traces, stacks, listings) wraps on a narrow screen instead of running off it. */
 div.cell_output pre { white-space: pre-wrap; overflow-wrap: anywhere; }

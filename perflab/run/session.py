@@ -135,6 +135,16 @@ class Session:
             self.record.check(name, passed, value, expected)
         return bool(passed)
 
+    def table(self, df, caption: str | None = None):
+        """A table as the book shows its tables: one header row (a named index becomes the first
+        column), headers over their columns, text escaped, numbers as the chapter formatted them,
+        and an optional caption."""
+        import pandas as pd
+
+        if df.index.name is not None or any(df.index.names) or not isinstance(df.index, pd.RangeIndex):
+            df = df.reset_index()
+        return _table(df, caption)
+
     def figure(self, fig, name: str):
         """Save a plotly figure under figures/ (live runs) and return it for display."""
         if self.live:
@@ -170,9 +180,9 @@ class Session:
         if findings:
             from IPython.display import display
 
-            print(f"Sanity warnings ({len(findings)}): traps this run may have fallen into (see "
-                  "'Benchmarking without fooling yourself')")
-            display(_table(sanity.table(findings)))
+            print("The sanity rules' warnings: traps this run may have fallen into (see 'Benchmarking "
+                  "without fooling yourself'). The checks follow them.")
+            display(_table(sanity.table(findings), f"Sanity warnings ({len(findings)})"))
         return findings
 
     def finish(self):
@@ -202,7 +212,7 @@ class Session:
                 raise CheckFailed("the reference's recorded checks differ from the ones recomputed from its "
                                   "raw data (re-record it: scripts/perflab references " + self.lab.name
                                   + "): " + "; ".join(drift))
-        return _table(df)
+        return _table(df, f"Checks ({len(self.checks)}: {len(self.checks) - len(failed)} passed)")
 
     def recorded_drift(self) -> list[str]:
         """Reference mode: how the checks recomputed now differ from the ones recorded in run.json
@@ -222,17 +232,42 @@ class Session:
         return out
 
 
-def _table(df):
-    """A table as the book shows it: no index column, styled like pandas' own tables."""
-    return df.style.hide(axis="index").set_table_attributes('class="dataframe"')
+def _table(df, caption: str | None = None):
+    """A table as the book shows it: no index column, styled like pandas' own tables, its text
+    escaped (a value such as perf's "<not supported>" is shown, not taken for an HTML tag), headers
+    over their columns, and a caption that says what the table is."""
+    st = (df.style.hide(axis="index").format(_cell, escape="html").set_table_attributes('class="dataframe"')
+          .set_table_styles([{"selector": "th", "props": "text-align: left;"},
+                             {"selector": "caption", "props": "caption-side: top; text-align: left; "
+                                                              "font-weight: bold; padding: 0.8em 0 0.3em 0;"}]))
+    return st.set_caption(caption) if caption else st
+
+
+def _cell(v) -> str:
+    """A table cell: numbers as the checks show them (4 significant digits, thousands separated),
+    anything else as its text."""
+    import numpy as np
+
+    if isinstance(v, np.generic):
+        v = v.item()
+    return _shown(v) if isinstance(v, (bool, int, float)) or v is None else str(v)
 
 
 def _shown(v) -> str:
-    """A check's value as the checks table shows it: 4 significant digits, lists as lists."""
+    """A check's value as the checks table shows it: 4 significant digits, never in e-notation,
+    thousands separated, lists as lists."""
+    import numpy as np
+
     if isinstance(v, bool):
         return "yes" if v else "no"
+    if isinstance(v, int):
+        return f"{v:,}"
     if isinstance(v, float):
-        return f"{v:.4g}"
+        if v != v or v in (float("inf"), float("-inf")):
+            return str(v)
+        if abs(v) >= 1000:
+            return f"{v:,.0f}"
+        return np.format_float_positional(v, precision=4, unique=True, fractional=False, trim="-")
     if isinstance(v, (list, tuple)):
         return ", ".join(_shown(x) for x in v) or "(none)"
     return "-" if v is None else str(v)

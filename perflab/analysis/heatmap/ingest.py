@@ -179,7 +179,7 @@ class _Accumulator:
                        f"{self.col_ms0 / 1000:g} s) to keep the map under "
                        f"{self.max_cols * self.nb * 8 >> 20} MiB")
         if self.dropped:
-            out.append(f"{self.dropped:,} I/Os logged before the map's t = 0 (the start it was given) not drawn")
+            out.append(f"{self.dropped:,} I/Os from before t = 0 (the time origin the map was drawn from) are not shown")
         return out
 
     def result(self, buckets: Buckets, trim_linear: bool):
