@@ -1,7 +1,7 @@
-rchar: 100094946285
-wchar: 13665
-syscr: 763883
+rchar: 119071943584
+wchar: 13673
+syscr: 908666
 syscw: 5
-read_bytes: 294912
-write_bytes: 8192
+read_bytes: 528384
+write_bytes: 20480
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 98793532417
-wchar: 13663
-syscr: 753954
+rchar: 123283549110
+wchar: 13667
+syscr: 940798
 syscw: 5
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 20480
 cancelled_write_bytes: 0

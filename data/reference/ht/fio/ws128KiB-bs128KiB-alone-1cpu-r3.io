@@ -1,7 +1,7 @@
-rchar: 95984397313
-wchar: 13665
-syscr: 732522
+rchar: 122515991476
+wchar: 13666
+syscr: 934942
 syscw: 5
-read_bytes: 0
-write_bytes: 8192
+read_bytes: 16384
+write_bytes: 20480
 cancelled_write_bytes: 0

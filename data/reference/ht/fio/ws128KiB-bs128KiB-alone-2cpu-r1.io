@@ -1,6 +1,6 @@
-rchar: 136075259002
-wchar: 18984
-syscr: 1038411
+rchar: 182862457901
+wchar: 18989
+syscr: 1395369
 syscw: 5
 read_bytes: 8192
 write_bytes: 16384

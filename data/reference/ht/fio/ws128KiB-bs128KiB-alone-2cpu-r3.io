@@ -1,6 +1,6 @@
-rchar: 138080791610
-wchar: 18978
-syscr: 1053694
+rchar: 182967184365
+wchar: 18989
+syscr: 1396150
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

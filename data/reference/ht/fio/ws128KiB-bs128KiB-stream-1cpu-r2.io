@@ -1,7 +1,7 @@
-rchar: 66007051270
-wchar: 13667
-syscr: 503813
+rchar: 113382108089
+wchar: 13669
+syscr: 865256
 syscw: 5
 read_bytes: 0
-write_bytes: 49152
+write_bytes: 28672
 cancelled_write_bytes: 0

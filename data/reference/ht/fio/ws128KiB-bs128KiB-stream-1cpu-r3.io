@@ -1,6 +1,6 @@
-rchar: 93946358790
-wchar: 13665
-syscr: 716973
+rchar: 119846185912
+wchar: 13667
+syscr: 914573
 syscw: 5
 read_bytes: 0
 write_bytes: 28672

@@ -1,7 +1,7 @@
-rchar: 47819189242
+rchar: 65937468335
 wchar: 13665
-syscr: 2918863
+syscr: 4024717
 syscw: 5
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 16384
 cancelled_write_bytes: 0

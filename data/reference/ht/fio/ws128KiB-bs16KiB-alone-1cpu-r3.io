@@ -1,6 +1,6 @@
-rchar: 53390420988
+rchar: 63280556975
 wchar: 13666
-syscr: 3258906
+syscr: 3862552
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

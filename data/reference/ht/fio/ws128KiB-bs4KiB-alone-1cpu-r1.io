@@ -1,7 +1,7 @@
-rchar: 14741785589
-wchar: 13661
-syscr: 3599262
+rchar: 26889620396
+wchar: 13664
+syscr: 6565042
 syscw: 5
-read_bytes: 0
-write_bytes: 8192
+read_bytes: 16384
+write_bytes: 20480
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 21366406135
-wchar: 13663
-syscr: 5216601
+rchar: 26145414058
+wchar: 13665
+syscr: 6383351
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

@@ -1,7 +1,7 @@
-rchar: 44998437905
-wchar: 13661
-syscr: 343530
+rchar: 45199764424
+wchar: 13667
+syscr: 345066
 syscw: 5
-read_bytes: 0
-write_bytes: 8192
+read_bytes: 946176
+write_bytes: 40960
 cancelled_write_bytes: 0

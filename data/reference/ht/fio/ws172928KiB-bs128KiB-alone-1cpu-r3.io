@@ -1,7 +1,7 @@
-rchar: 40718019601
-wchar: 13662
-syscr: 310873
+rchar: 47308581830
+wchar: 13663
+syscr: 361155
 syscw: 5
-read_bytes: 69632
-write_bytes: 8192
+read_bytes: 331776
+write_bytes: 36864
 cancelled_write_bytes: 0

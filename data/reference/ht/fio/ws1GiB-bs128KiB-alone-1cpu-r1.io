@@ -1,7 +1,7 @@
-rchar: 48972803065
-wchar: 13657
-syscr: 373852
+rchar: 51756379056
+wchar: 13661
+syscr: 395089
 syscw: 5
-read_bytes: 0
-write_bytes: 8192
+read_bytes: 16384
+write_bytes: 20480
 cancelled_write_bytes: 0

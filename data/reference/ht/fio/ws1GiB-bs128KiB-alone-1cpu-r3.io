@@ -1,7 +1,7 @@
-rchar: 45608578042
-wchar: 13657
-syscr: 348185
+rchar: 51717843888
+wchar: 13663
+syscr: 394795
 syscw: 5
-read_bytes: 0
-write_bytes: 12288
+read_bytes: 983040
+write_bytes: 20480
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 70189034610
-wchar: 18969
-syscr: 535737
+rchar: 93304630237
+wchar: 18973
+syscr: 712078
 syscw: 5
-read_bytes: 36864
-write_bytes: 24576
+read_bytes: 49152
+write_bytes: 45056
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 78416948336
+rchar: 93699288029
 wchar: 18968
-syscr: 598512
+syscr: 715089
 syscw: 5
-read_bytes: 0
-write_bytes: 12288
+read_bytes: 8192
+write_bytes: 16384
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 79477976196
-wchar: 18973
-syscr: 606607
+rchar: 92649925692
+wchar: 18968
+syscr: 707101
 syscw: 5
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 20677766131
-wchar: 13660
-syscr: 157978
+rchar: 26214902686
+wchar: 13656
+syscr: 200221
 syscw: 5
-read_bytes: 0
-write_bytes: 45056
+read_bytes: 36864
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 35853544447
-wchar: 13658
-syscr: 273760
+rchar: 49248971698
+wchar: 13659
+syscr: 375959
 syscw: 5
 read_bytes: 0
 write_bytes: 28672

@@ -1,7 +1,7 @@
-rchar: 34733140989
-wchar: 13657
-syscr: 265212
+rchar: 43481672626
+wchar: 13658
+syscr: 331957
 syscw: 5
-read_bytes: 0
+read_bytes: 57344
 write_bytes: 24576
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 36260916223
+rchar: 50071579570
 wchar: 13657
-syscr: 276868
+syscr: 382235
 syscw: 5
-read_bytes: 172032
-write_bytes: 28672
+read_bytes: 0
+write_bytes: 36864
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 32773188598
-wchar: 13664
-syscr: 2000530
+rchar: 36957957035
+wchar: 13662
+syscr: 2255948
 syscw: 5
-read_bytes: 0
-write_bytes: 24576
+read_bytes: 135168
+write_bytes: 8192
 cancelled_write_bytes: 0

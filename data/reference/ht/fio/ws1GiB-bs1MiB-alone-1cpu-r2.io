@@ -1,7 +1,7 @@
-rchar: 12575681522
-wchar: 13651
-syscr: 12213
+rchar: 36490554281
+wchar: 13658
+syscr: 35020
 syscw: 5
-read_bytes: 233472
-write_bytes: 8192
+read_bytes: 196608
+write_bytes: 32768
 cancelled_write_bytes: 0

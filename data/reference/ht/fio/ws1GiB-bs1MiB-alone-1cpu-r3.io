@@ -1,7 +1,7 @@
-rchar: 12363869172
-wchar: 13656
-syscr: 12011
+rchar: 36433931176
+wchar: 13654
+syscr: 34966
 syscw: 5
-read_bytes: 241664
-write_bytes: 24576
+read_bytes: 270336
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 15212923889
-wchar: 13663
-syscr: 3714286
+rchar: 21978708902
+wchar: 13666
+syscr: 5366089
 syscw: 5
-read_bytes: 0
-write_bytes: 8192
+read_bytes: 417792
+write_bytes: 20480
 cancelled_write_bytes: 0

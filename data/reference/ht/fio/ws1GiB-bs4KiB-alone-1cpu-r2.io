@@ -1,7 +1,7 @@
-rchar: 16175582191
-wchar: 13663
-syscr: 3949310
+rchar: 22576446372
+wchar: 13667
+syscr: 5512021
 syscw: 5
-read_bytes: 61440
+read_bytes: 475136
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 45219949581
-wchar: 13662
-syscr: 345220
+rchar: 40798366656
+wchar: 13660
+syscr: 311486
 syscw: 5
-read_bytes: 831488
-write_bytes: 28672
+read_bytes: 471040
+write_bytes: 20480
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 42972589070
-wchar: 13662
-syscr: 328074
+rchar: 42744916930
+wchar: 13659
+syscr: 326337
 syscw: 5
-read_bytes: 32768
-write_bytes: 28672
+read_bytes: 65536
+write_bytes: 20480
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 39588572173
-wchar: 13663
-syscr: 302256
+rchar: 47209491394
+wchar: 13661
+syscr: 360399
 syscw: 5
-read_bytes: 12288
-write_bytes: 28672
+read_bytes: 32768
+write_bytes: 20480
 cancelled_write_bytes: 0

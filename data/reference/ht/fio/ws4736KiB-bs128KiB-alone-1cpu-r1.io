@@ -1,7 +1,7 @@
-rchar: 79579819013
-wchar: 13667
-syscr: 607365
+rchar: 99659262908
+wchar: 13666
+syscr: 760559
 syscw: 5
-read_bytes: 65536
-write_bytes: 8192
+read_bytes: 0
+write_bytes: 20480
 cancelled_write_bytes: 0

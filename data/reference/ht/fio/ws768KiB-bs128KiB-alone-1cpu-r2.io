@@ -1,7 +1,7 @@
-rchar: 86301715457
-wchar: 13665
-syscr: 658649
+rchar: 111441456054
+wchar: 13667
+syscr: 850450
 syscw: 5
-read_bytes: 4096
-write_bytes: 12288
+read_bytes: 0
+write_bytes: 20480
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 72499440639
+rchar: 125080677300
 wchar: 13665
-syscr: 553346
+syscr: 954509
 syscw: 5
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 138604031026
-wchar: 18980
-syscr: 1057686
+rchar: 182260444136
+wchar: 18989
+syscr: 1390757
 syscw: 5
 read_bytes: 4096
-write_bytes: 36864
+write_bytes: 16384
 cancelled_write_bytes: 0

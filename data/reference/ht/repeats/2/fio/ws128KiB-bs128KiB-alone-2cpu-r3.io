@@ -1,6 +1,6 @@
-rchar: 144378670138
-wchar: 18982
-syscr: 1101742
+rchar: 149592058863
+wchar: 18987
+syscr: 1141517
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

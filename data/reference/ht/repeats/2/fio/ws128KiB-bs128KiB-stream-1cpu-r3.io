@@ -1,7 +1,7 @@
-rchar: 99091065860
-wchar: 13665
-syscr: 756224
+rchar: 119886949306
+wchar: 13671
+syscr: 914884
 syscw: 5
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 49152
 cancelled_write_bytes: 0

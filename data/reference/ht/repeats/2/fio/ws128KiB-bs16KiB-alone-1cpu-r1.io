@@ -1,7 +1,7 @@
-rchar: 50662730749
-wchar: 13663
-syscr: 3092421
+rchar: 65157966769
+wchar: 13665
+syscr: 3977140
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 53792926715
+rchar: 65483549615
 wchar: 13665
-syscr: 3283473
+syscr: 3997012
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

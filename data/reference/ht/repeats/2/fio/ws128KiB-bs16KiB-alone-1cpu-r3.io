@@ -1,7 +1,7 @@
-rchar: 53147200508
+rchar: 65156950959
 wchar: 13665
-syscr: 3244061
+syscr: 3977078
 syscw: 5
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 18769206264
-wchar: 13662
-syscr: 4582519
+rchar: 27806563244
+wchar: 13663
+syscr: 6788905
 syscw: 5
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 20896480245
+rchar: 27566566314
 wchar: 13662
-syscr: 5101873
+syscr: 6730312
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 34506386449
-wchar: 13661
-syscr: 263482
+rchar: 42432834502
+wchar: 13662
+syscr: 323954
 syscw: 5
-read_bytes: 16384
-write_bytes: 8192
+read_bytes: 262144
+write_bytes: 36864
 cancelled_write_bytes: 0

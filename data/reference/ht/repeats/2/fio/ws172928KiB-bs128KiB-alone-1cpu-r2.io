@@ -1,7 +1,7 @@
-rchar: 30382861330
-wchar: 13665
-syscr: 232022
+rchar: 43611171782
+wchar: 13663
+syscr: 332946
 syscw: 5
-read_bytes: 274432
-write_bytes: 28672
+read_bytes: 434176
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 32013134865
-wchar: 13661
-syscr: 244460
+rchar: 46338780102
+wchar: 13664
+syscr: 353756
 syscw: 5
-read_bytes: 106496
-write_bytes: 8192
+read_bytes: 98304
+write_bytes: 28672
 cancelled_write_bytes: 0

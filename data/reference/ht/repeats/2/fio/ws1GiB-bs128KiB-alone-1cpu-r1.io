@@ -1,7 +1,7 @@
-rchar: 42205162491
-wchar: 13659
-syscr: 322219
+rchar: 53677501358
+wchar: 13660
+syscr: 409746
 syscw: 5
-read_bytes: 2416640
-write_bytes: 8192
+read_bytes: 0
+write_bytes: 12288
 cancelled_write_bytes: 0

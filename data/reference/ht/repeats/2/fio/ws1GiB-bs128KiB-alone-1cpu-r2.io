@@ -1,7 +1,7 @@
-rchar: 38989310969
-wchar: 13657
-syscr: 297684
+rchar: 52280142766
+wchar: 13662
+syscr: 399085
 syscw: 5
-read_bytes: 434176
-write_bytes: 8192
+read_bytes: 475136
+write_bytes: 24576
 cancelled_write_bytes: 0

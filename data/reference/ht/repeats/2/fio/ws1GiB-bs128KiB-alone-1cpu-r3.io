@@ -1,7 +1,7 @@
-rchar: 37277903867
-wchar: 13657
-syscr: 284627
+rchar: 54000855982
+wchar: 13664
+syscr: 412213
 syscw: 5
-read_bytes: 0
+read_bytes: 1445888
 write_bytes: 8192
 cancelled_write_bytes: 0

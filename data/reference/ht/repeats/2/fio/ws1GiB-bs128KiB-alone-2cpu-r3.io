@@ -1,7 +1,7 @@
-rchar: 77747039294
+rchar: 97191832563
 wchar: 18969
-syscr: 593383
+syscr: 741735
 syscw: 5
-read_bytes: 4096
+read_bytes: 0
 write_bytes: 12288
 cancelled_write_bytes: 0

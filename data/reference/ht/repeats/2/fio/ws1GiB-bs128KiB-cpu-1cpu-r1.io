@@ -1,7 +1,7 @@
-rchar: 22093343723
-wchar: 13658
-syscr: 168776
+rchar: 26141109150
+wchar: 13656
+syscr: 199658
 syscw: 5
-read_bytes: 49152
-write_bytes: 28672
+read_bytes: 4096
+write_bytes: 32768
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 20930997227
-wchar: 13657
-syscr: 159908
+rchar: 26270346152
+wchar: 13656
+syscr: 200646
 syscw: 5
-read_bytes: 0
+read_bytes: 8192
 write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 32820538366
-wchar: 13658
-syscr: 250618
+rchar: 46488464306
+wchar: 13662
+syscr: 354898
 syscw: 5
-read_bytes: 81920
-write_bytes: 32768
+read_bytes: 0
+write_bytes: 45056
 cancelled_write_bytes: 0

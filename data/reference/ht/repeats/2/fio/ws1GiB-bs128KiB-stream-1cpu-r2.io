@@ -1,7 +1,7 @@
-rchar: 33065774077
+rchar: 46369844148
 wchar: 13659
-syscr: 252491
+syscr: 353993
 syscw: 5
-read_bytes: 0
-write_bytes: 49152
+read_bytes: 4096
+write_bytes: 24576
 cancelled_write_bytes: 0

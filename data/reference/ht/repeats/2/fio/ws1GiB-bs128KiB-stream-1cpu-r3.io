@@ -1,7 +1,7 @@
-rchar: 33523477501
-wchar: 13657
-syscr: 255981
+rchar: 45424946100
+wchar: 13659
+syscr: 346784
 syscw: 5
-read_bytes: 417792
-write_bytes: 32768
+read_bytes: 4096
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 26705095669
-wchar: 13666
-syscr: 1630163
+rchar: 38105983915
+wchar: 13662
+syscr: 2326018
 syscw: 5
-read_bytes: 0
-write_bytes: 32768
+read_bytes: 327680
+write_bytes: 16384
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 31714733046
+rchar: 37800733611
 wchar: 13662
-syscr: 1935927
+syscr: 2307387
 syscw: 5
-read_bytes: 0
-write_bytes: 12288
+read_bytes: 233472
+write_bytes: 8192
 cancelled_write_bytes: 0

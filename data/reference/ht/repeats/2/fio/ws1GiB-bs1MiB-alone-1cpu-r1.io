@@ -1,7 +1,7 @@
-rchar: 11051052020
+rchar: 38885501863
 wchar: 13654
-syscr: 10757
+syscr: 37304
 syscw: 5
-read_bytes: 524288
-write_bytes: 12288
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 12693122034
-wchar: 13656
-syscr: 12325
+rchar: 38283619241
+wchar: 13655
+syscr: 36730
 syscw: 5
-read_bytes: 53248
-write_bytes: 28672
+read_bytes: 237568
+write_bytes: 8192
 cancelled_write_bytes: 0

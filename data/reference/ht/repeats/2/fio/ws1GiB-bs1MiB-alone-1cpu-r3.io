@@ -1,7 +1,7 @@
-rchar: 12473969650
-wchar: 13654
-syscr: 12116
+rchar: 38711438249
+wchar: 13652
+syscr: 37138
 syscw: 5
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 14087334897
-wchar: 13662
-syscr: 3439482
+rchar: 23150005156
+wchar: 13665
+syscr: 5652050
 syscw: 5
-read_bytes: 0
+read_bytes: 4096
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 15910042609
-wchar: 13660
-syscr: 3884481
+rchar: 23345036196
+wchar: 13665
+syscr: 5699665
 syscw: 5
-read_bytes: 0
-write_bytes: 8192
+read_bytes: 40960
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 16624143343
-wchar: 13661
-syscr: 4058822
+rchar: 22908058534
+wchar: 13666
+syscr: 5592981
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

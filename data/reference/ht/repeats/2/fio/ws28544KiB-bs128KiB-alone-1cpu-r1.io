@@ -1,7 +1,7 @@
-rchar: 37407403021
-wchar: 13664
-syscr: 285615
+rchar: 39149218752
+wchar: 13660
+syscr: 298904
 syscw: 5
-read_bytes: 188416
-write_bytes: 28672
+read_bytes: 20480
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 29169265675
-wchar: 13664
-syscr: 222763
+rchar: 46133652418
+wchar: 13660
+syscr: 352191
 syscw: 5
-read_bytes: 356352
-write_bytes: 28672
+read_bytes: 12288
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 78004857861
-wchar: 13666
-syscr: 595349
+rchar: 102396439482
+wchar: 13668
+syscr: 781442
 syscw: 5
-read_bytes: 249856
-write_bytes: 16384
+read_bytes: 32768
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 55725894661
-wchar: 13662
-syscr: 425374
+rchar: 100656982972
+wchar: 13668
+syscr: 768171
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 70523005959
+rchar: 99999394746
 wchar: 13667
-syscr: 538267
+syscr: 763154
 syscw: 5
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 87915998189
-wchar: 13663
-syscr: 670965
+rchar: 112573524896
+wchar: 13667
+syscr: 859087
 syscw: 5
-read_bytes: 98304
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

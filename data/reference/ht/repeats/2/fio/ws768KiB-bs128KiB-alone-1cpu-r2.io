@@ -1,6 +1,6 @@
-rchar: 79156587521
+rchar: 112630279092
 wchar: 13666
-syscr: 604136
+syscr: 859520
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

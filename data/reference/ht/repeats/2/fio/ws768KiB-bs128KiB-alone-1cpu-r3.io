@@ -1,6 +1,6 @@
-rchar: 83236203521
-wchar: 13665
-syscr: 635259
+rchar: 109851159478
+wchar: 13666
+syscr: 838317
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 89479162859
-wchar: 13665
-syscr: 682891
+rchar: 124337630112
+wchar: 13666
+syscr: 948840
 syscw: 5
-read_bytes: 49152
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 99129207807
-wchar: 13665
-syscr: 756515
+rchar: 123125476276
+wchar: 13667
+syscr: 939592
 syscw: 5
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 95685291009
-wchar: 13664
-syscr: 730240
+rchar: 124660984756
+wchar: 13666
+syscr: 951307
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,6 +1,6 @@
-rchar: 139027393658
-wchar: 18981
-syscr: 1060933
+rchar: 157962185704
+wchar: 18989
+syscr: 1205377
 syscw: 5
 read_bytes: 4096
 write_bytes: 16384

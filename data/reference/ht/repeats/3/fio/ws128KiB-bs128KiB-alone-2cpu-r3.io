@@ -1,6 +1,6 @@
-rchar: 142657432632
-wchar: 18981
-syscr: 1088610
+rchar: 144449842159
+wchar: 18982
+syscr: 1102286
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

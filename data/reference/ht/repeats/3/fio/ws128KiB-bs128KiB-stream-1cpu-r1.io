@@ -1,7 +1,7 @@
-rchar: 96128969731
-wchar: 13669
-syscr: 733625
+rchar: 122354510776
+wchar: 13665
+syscr: 933710
 syscw: 5
 read_bytes: 0
-write_bytes: 49152
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 97542450181
-wchar: 13663
-syscr: 744409
+rchar: 121717369784
+wchar: 13667
+syscr: 928849
 syscw: 5
 read_bytes: 0
 write_bytes: 24576

@@ -1,7 +1,7 @@
-rchar: 90153135107
-wchar: 13664
-syscr: 688031
+rchar: 119447727034
+wchar: 13670
+syscr: 911533
 syscw: 5
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 49152
 cancelled_write_bytes: 0

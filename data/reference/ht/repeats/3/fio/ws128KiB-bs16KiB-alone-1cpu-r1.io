@@ -1,7 +1,7 @@
-rchar: 52054961146
-wchar: 13665
-syscr: 3177396
+rchar: 65008544687
+wchar: 13666
+syscr: 3968020
 syscw: 5
-read_bytes: 0
-write_bytes: 8192
+read_bytes: 32768
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 53360978941
-wchar: 13666
-syscr: 3257109
+rchar: 65554131887
+wchar: 13665
+syscr: 4001320
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 16384
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 53602216956
-wchar: 13663
-syscr: 3271833
+rchar: 65157327791
+wchar: 13664
+syscr: 3977101
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 21284211701
-wchar: 13664
-syscr: 5196534
+rchar: 27494865834
+wchar: 13663
+syscr: 6712807
 syscw: 5
-read_bytes: 0
-write_bytes: 12288
+read_bytes: 4096
+write_bytes: 16384
 cancelled_write_bytes: 0

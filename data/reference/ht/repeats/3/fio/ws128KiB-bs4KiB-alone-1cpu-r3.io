@@ -1,7 +1,7 @@
-rchar: 21392710645
-wchar: 13666
-syscr: 5223023
+rchar: 27625712556
+wchar: 13665
+syscr: 6744752
 syscw: 5
 read_bytes: 0
-write_bytes: 24576
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 44599979025
-wchar: 13661
-syscr: 340490
+rchar: 41528961990
+wchar: 13666
+syscr: 317060
 syscw: 5
-read_bytes: 0
-write_bytes: 8192
+read_bytes: 32768
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 47057841169
-wchar: 13663
-syscr: 359242
+rchar: 40243669960
+wchar: 13661
+syscr: 307254
 syscw: 5
 read_bytes: 0
-write_bytes: 24576
+write_bytes: 28672
 cancelled_write_bytes: 0

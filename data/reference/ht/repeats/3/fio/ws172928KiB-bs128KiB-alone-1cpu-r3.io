@@ -1,7 +1,7 @@
-rchar: 45179972627
-wchar: 13664
-syscr: 344915
+rchar: 41066146760
+wchar: 13666
+syscr: 313529
 syscw: 5
-read_bytes: 0
+read_bytes: 413696
 write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 49406258169
+rchar: 51113995182
 wchar: 13658
-syscr: 377159
+syscr: 390188
 syscw: 5
-read_bytes: 0
+read_bytes: 225280
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 49789119481
-wchar: 13660
-syscr: 380080
+rchar: 50872298416
+wchar: 13659
+syscr: 388344
 syscw: 5
-read_bytes: 2252800
+read_bytes: 0
 write_bytes: 12288
 cancelled_write_bytes: 0

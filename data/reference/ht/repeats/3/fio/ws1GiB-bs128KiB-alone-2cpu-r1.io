@@ -1,7 +1,7 @@
-rchar: 78531243050
-wchar: 18973
-syscr: 599366
+rchar: 95351712733
+wchar: 18966
+syscr: 727697
 syscw: 5
-read_bytes: 98304
-write_bytes: 40960
+read_bytes: 0
+write_bytes: 20480
 cancelled_write_bytes: 0

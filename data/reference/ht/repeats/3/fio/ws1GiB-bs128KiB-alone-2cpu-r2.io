@@ -1,7 +1,7 @@
-rchar: 78703864872
-wchar: 18969
-syscr: 600683
+rchar: 96612494301
+wchar: 18968
+syscr: 737315
 syscw: 5
-read_bytes: 102400
-write_bytes: 16384
+read_bytes: 4096
+write_bytes: 24576
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 24379108332
+rchar: 25999027102
 wchar: 13656
-syscr: 186215
+syscr: 198574
 syscw: 5
 read_bytes: 0
 write_bytes: 28672

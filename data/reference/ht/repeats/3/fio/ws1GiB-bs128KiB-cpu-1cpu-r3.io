@@ -1,6 +1,6 @@
-rchar: 22150622193
+rchar: 25488632736
 wchar: 13656
-syscr: 169215
+syscr: 194680
 syscw: 5
 read_bytes: 0
 write_bytes: 32768

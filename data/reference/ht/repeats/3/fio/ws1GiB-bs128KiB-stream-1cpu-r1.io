@@ -1,7 +1,7 @@
-rchar: 40574233599
-wchar: 13656
-syscr: 309776
+rchar: 46012935090
+wchar: 13659
+syscr: 351270
 syscw: 5
-read_bytes: 0
-write_bytes: 28672
+read_bytes: 45056
+write_bytes: 45056
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 41682840573
-wchar: 13657
-syscr: 318234
+rchar: 48044551091
+wchar: 13658
+syscr: 366770
 syscw: 5
 read_bytes: 0
 write_bytes: 24576

@@ -1,6 +1,6 @@
-rchar: 35760221183
+rchar: 44538112948
 wchar: 13658
-syscr: 273046
+syscr: 340018
 syscw: 5
 read_bytes: 0
 write_bytes: 28672

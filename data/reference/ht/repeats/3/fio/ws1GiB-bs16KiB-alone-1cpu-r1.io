@@ -1,7 +1,7 @@
-rchar: 34095983606
-wchar: 13664
-syscr: 2081267
+rchar: 35585469355
+wchar: 13663
+syscr: 2172178
 syscw: 5
-read_bytes: 106496
-write_bytes: 40960
+read_bytes: 4096
+write_bytes: 16384
 cancelled_write_bytes: 0

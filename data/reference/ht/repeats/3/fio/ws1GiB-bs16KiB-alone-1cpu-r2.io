@@ -1,7 +1,7 @@
-rchar: 32859958260
-wchar: 13664
-syscr: 2005826
+rchar: 36301695915
+wchar: 13662
+syscr: 2215893
 syscw: 5
-read_bytes: 0
+read_bytes: 147456
 write_bytes: 8192
 cancelled_write_bytes: 0

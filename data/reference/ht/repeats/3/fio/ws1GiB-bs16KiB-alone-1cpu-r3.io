@@ -1,7 +1,7 @@
-rchar: 33875389430
-wchar: 13661
-syscr: 2067803
+rchar: 36651740075
+wchar: 13663
+syscr: 2237258
 syscw: 5
-read_bytes: 81920
+read_bytes: 0
 write_bytes: 12288
 cancelled_write_bytes: 0

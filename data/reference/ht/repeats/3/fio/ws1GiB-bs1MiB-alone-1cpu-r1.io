@@ -1,7 +1,7 @@
-rchar: 12656421874
-wchar: 13650
-syscr: 12290
+rchar: 36982336423
+wchar: 13657
+syscr: 35489
 syscw: 5
-read_bytes: 98304
-write_bytes: 8192
+read_bytes: 4096
+write_bytes: 28672
 cancelled_write_bytes: 0

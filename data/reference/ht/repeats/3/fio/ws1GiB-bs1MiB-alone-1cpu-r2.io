@@ -1,7 +1,7 @@
-rchar: 12703607796
+rchar: 37764574119
 wchar: 13652
-syscr: 12335
+syscr: 36235
 syscw: 5
-read_bytes: 90112
+read_bytes: 319488
 write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 12695219188
-wchar: 13650
-syscr: 12327
+rchar: 38352825257
+wchar: 13654
+syscr: 36796
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

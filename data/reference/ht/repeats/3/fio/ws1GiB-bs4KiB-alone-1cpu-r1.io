@@ -1,7 +1,7 @@
-rchar: 17222671345
-wchar: 13661
-syscr: 4204947
+rchar: 22684707748
+wchar: 13667
+syscr: 5538452
 syscw: 5
-read_bytes: 0
-write_bytes: 12288
+read_bytes: 360448
+write_bytes: 8192
 cancelled_write_bytes: 0

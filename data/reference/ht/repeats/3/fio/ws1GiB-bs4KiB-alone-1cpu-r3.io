@@ -1,7 +1,7 @@
-rchar: 17047673841
-wchar: 13660
-syscr: 4162223
+rchar: 22874487718
+wchar: 13663
+syscr: 5584785
 syscw: 5
-read_bytes: 4096
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 40634526733
-wchar: 13662
-syscr: 310236
+rchar: 37792361410
+wchar: 13659
+syscr: 288552
 syscw: 5
-read_bytes: 0
-write_bytes: 32768
+read_bytes: 16384
+write_bytes: 12288
 cancelled_write_bytes: 0

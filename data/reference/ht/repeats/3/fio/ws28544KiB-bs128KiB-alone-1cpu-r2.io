@@ -1,7 +1,7 @@
-rchar: 40024124429
+rchar: 36459621314
 wchar: 13659
-syscr: 305579
+syscr: 278384
 syscw: 5
-read_bytes: 53248
+read_bytes: 16384
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 42252872715
-wchar: 13659
-syscr: 322583
+rchar: 35895094210
+wchar: 13660
+syscr: 274077
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

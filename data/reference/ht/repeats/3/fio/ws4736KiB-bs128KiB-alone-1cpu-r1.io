@@ -1,6 +1,6 @@
-rchar: 76835302407
-wchar: 13666
-syscr: 586426
+rchar: 98740710332
+wchar: 13665
+syscr: 753551
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,6 +1,6 @@
-rchar: 77292088325
-wchar: 13667
-syscr: 589911
+rchar: 96690744252
+wchar: 13666
+syscr: 737911
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

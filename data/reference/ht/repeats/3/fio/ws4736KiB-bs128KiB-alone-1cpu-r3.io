@@ -1,7 +1,7 @@
-rchar: 77481356295
+rchar: 93611731898
 wchar: 13667
-syscr: 591355
+syscr: 714420
 syscw: 5
-read_bytes: 32768
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 84655057901
-wchar: 13664
-syscr: 646086
+rchar: 115118549920
+wchar: 13666
+syscr: 878504
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 84443114497
-wchar: 13664
-syscr: 644469
+rchar: 113345538998
+wchar: 13665
+syscr: 864977
 syscw: 5
-read_bytes: 61440
-write_bytes: 12288
+read_bytes: 0
+write_bytes: 16384
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 86772263935
-wchar: 13663
-syscr: 662239
+rchar: 113900497844
+wchar: 13667
+syscr: 869211
 syscw: 5
 read_bytes: 0
 write_bytes: 8192
