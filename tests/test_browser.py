@@ -68,7 +68,7 @@ def test_case_study_chapters_show_the_comparison_panel(walked, built_book, manif
     for c in studies:  # the panel has the reference and 2009 columns
         page = (built_book / c.file.with_suffix(".html")).read_text()
         panel = page[page.index('class="perflab-compare"'):]
-        assert "reference run" in panel[:3000] and "(published)" in panel[:3000], c.id
+        assert "reference (" in panel[:3000] and ", published" in panel[:3000], c.id
 
 
 @pytest.mark.slow
@@ -198,7 +198,13 @@ def test_figure_check_flags_axes_that_do_not_show_their_data(tmp_path):
     labels = go.Figure(go.Scatter(x=[1e5, 1e9], y=[1, 2]))
     labels.add_annotation(x=2 ** 20, y=1.5, text="L2 1MiB", showarrow=False)
     labels.update_layout(title="sweep", xaxis=dict(type="log", range=[5, 9]))
-    url, src = _figure_page(tmp_path, [mean_fig(False), mean_fig(True), empty, labels])
+    # a box drawn from given statistics (latency-art: quartiles, whiskers at p1/p99): its values are the
+    # statistics, not the box positions; a range that cuts its whiskers off is flagged
+    def box(cut: bool):
+        fig = go.Figure(go.Box(x=[1, 2, 3], lowerfence=[3.0, 3.1, 3.2], q1=[3.3, 3.4, 3.5], median=[3.4, 3.5, 4.0],
+                               q3=[3.6, 3.7, 5.0], upperfence=[3.9, 4.2, 6.5], boxpoints=False))
+        return fig.update_layout(title="box", yaxis_range=[3.3, 5.0] if cut else None)
+    url, src = _figure_page(tmp_path, [mean_fig(False), mean_fig(True), empty, labels, box(False), box(True)])
     with browser.Chromium() as b:
         page = b.new_page()
         page.goto(url)
@@ -208,3 +214,5 @@ def test_figure_check_flags_axes_that_do_not_show_their_data(tmp_path):
     assert not any("figure 2" in p for p in probs), probs
     assert any("figure 3" in p and "no data" in p for p in probs), probs
     assert any("figure 4" in p and 'annotation "L2 1MiB"' in p for p in probs), probs
+    assert not any("figure 5" in p for p in probs), probs
+    assert any("figure 6" in p and "data run 3.00 to 6.50" in p for p in probs), probs

@@ -13,9 +13,9 @@ def test_reference_panel_shows_recomputed_metrics_and_2009(manifest):
     p = s.compare([("IOPS gain", "iops_ratio", "{:.1f}x", "12x"), Row("not measured", "no_such_metric", "{}", "7")],
                   source='"Logzilla", 2009')
     t = p.table()
-    ref_col = [c for c in p.columns if c.startswith("reference run")][0]
+    ref_col = [c for c in p.columns if c.startswith("reference (")][0]
     assert t["IOPS gain"][ref_col] == "41.3x"
-    assert t["IOPS gain"]["2009 (published)"] == "12x"
+    assert t["IOPS gain"]["2009, published"] == "12x"
     assert t["not measured"][ref_col] == "-"
     assert not any(c.startswith("your run") for c in p.columns)
     assert 'class="perflab-compare"' in p._repr_html_()

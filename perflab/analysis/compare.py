@@ -91,19 +91,23 @@ def panel(session, rows: list[Row], source: str, year: int | str = 2009,
     if ref is not None:
         metrics, doc = ref
         when = (doc.get("provenance", {}).get("started") or "")[:10]
-        columns.append(f"reference run ({doc.get('preset')}, {when})")
+        columns.append(f"reference ({doc.get('preset')})")
         # In the book (reference mode) the values are the ones the chapter just recomputed from the
         # reference's raw data, not the numbers run.json kept from when it was recorded.
         ref_now = metrics if session.live else session.metrics
         cols_vals.append([_fmt(ref_now, r) for r in rows])
         if repeats:
             # the reference and its repeats: the same preset, commit and machine, run again
-            columns.append("range over the reference's runs")
+            columns.append(f"range ({1 + len(repeats)} runs)")
             cols_vals.append([spread([ref_now, *repeats], r) for r in rows])
-    columns.append(f"{year} (published)")
+    columns.append(f"{year}, published")
     cols_vals.append([r.published for r in rows])
     values = [list(v) for v in zip(*cols_vals)]
     note = ""
+    if ref is not None:
+        note += (f"The reference was recorded on {when} with the {ref[1].get('preset')} preset"
+                 + (f"; the range is over it and its {len(repeats)} repeats (same preset, commit and machine). "
+                    if repeats else ". "))
     if repeats:
         # the repeats' checks as they recorded them (the chapter recomputes their metrics above)
         failed = {}

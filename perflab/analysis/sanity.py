@@ -201,7 +201,7 @@ def _disk_read_from_cache(st, ctx, src, log_dir) -> Finding | None:
     saw, why = {}, []
     if p50 == p50 and p50 < DISK_FLOOR_NS:
         saw["p50_us"] = round(p50 / 1000, 2)
-        why.append(f"median latency {p50 / 1000:.1f} us, below any disk ({DISK_FLOOR_NS // 1000} us)")
+        why.append(f"median latency {p50 / 1000:.1f} µs, below any disk ({DISK_FLOOR_NS // 1000} µs)")
     if ctx.device_iops and st["iops"] > OVER_LIMIT * ctx.device_iops:
         saw.update(iops=round(st["iops"]), device_iops=ctx.device_iops)
         why.append(f"{st['iops']:,.0f} IOPS, {st['iops'] / ctx.device_iops:.0f}x the device's limit "
@@ -227,7 +227,7 @@ def _cache_read_from_disk(st, ctx, src, log_dir) -> Finding | None:
     if not (ctx.intent == "cache" and st["ddir"] == "read" and p50 == p50 and p50 > CACHE_CEILING_NS):
         return None
     return _f("cache-read-from-disk", src, st, {"p50_us": round(p50 / 1000, 1)},
-              f"median latency {p50 / 1000:,.0f} us, above {CACHE_CEILING_NS // 1000} us",
+              f"median latency {p50 / 1000:,.0f} µs, above {CACHE_CEILING_NS // 1000} µs",
               "the job was declared to read from a cache, but it waited like a disk: the cache "
               "was cold, too small, or bypassed.")
 

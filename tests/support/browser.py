@@ -84,6 +84,11 @@ FIGURE_AXES_JS = r"""(() => {
     const z = tr.z ? Array.from(tr.z).flat() : [];
     if (!z.some(v => v !== null && isFinite(v))) return;
    }
+   if (tr.type === 'box' && tr.q1) {   // a box drawn from given statistics: its values are those
+    const stats = ['lowerfence', 'q1', 'median', 'q3', 'upperfence'].flatMap(k => nums(tr[k]) || []);
+    if (tr.orientation === 'h') { y = y || [...Array(nums(tr.q1).length).keys()]; x = stats; }
+    else { x = x || [...Array(nums(tr.q1).length).keys()]; y = stats; }
+   }
    if (!x && y && tr.type !== 'heatmap') x = [...Array(y.length).keys()];
    if (!y && x && tr.type !== 'heatmap') y = [...Array(x.length).keys()];
    if (tr.type === 'bar') {
