@@ -136,14 +136,8 @@ class Session:
         return bool(passed)
 
     def table(self, df, caption: str | None = None):
-        """A table as the book shows its tables: one header row (a named index becomes the first
-        column), headers over their columns, text escaped, numbers as the chapter formatted them,
-        and an optional caption."""
-        import pandas as pd
-
-        if df.index.name is not None or any(df.index.names) or not isinstance(df.index, pd.RangeIndex):
-            df = df.reset_index()
-        return _table(df, caption)
+        """A table as the book shows its tables (the module's `table`)."""
+        return table(df, caption)
 
     def figure(self, fig, name: str):
         """Save a plotly figure under figures/ (live runs) and return it for display."""
@@ -230,6 +224,17 @@ class Session:
             elif not _same(a["value"], b["value"]):
                 out.append(f"'{n}' is {a['value']!r} now, {b['value']!r} when recorded")
         return out
+
+
+def table(df, caption: str | None = None):
+    """A DataFrame as the book shows its tables: one header row (a named index becomes the first
+    column), headers over their columns, text escaped, numbers as the checks show them unless the
+    chapter formatted them, and an optional caption. Pages without a lab session call it directly."""
+    import pandas as pd
+
+    if df.index.name is not None or any(df.index.names) or not isinstance(df.index, pd.RangeIndex):
+        df = df.reset_index()
+    return _table(df, caption)
 
 
 def _table(df, caption: str | None = None):
