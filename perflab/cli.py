@@ -359,7 +359,7 @@ def report(cmd: str, e: BaseException) -> int:
     # a refusal names everything that was wrong (two bad parameters: both), on one line
     first = "; ".join(lines) if isinstance(e, Refused) else (lines[0] if lines else type(e).__name__)
     log = None
-    if not known or "\n" in text.strip():
+    if not known or ("\n" in text.strip() and not isinstance(e, Refused)):   # a refusal's line holds it all
         try:
             root = manifest_mod.project_root()
         except Exception:  # noqa: BLE001 - no project: the current directory
@@ -375,7 +375,8 @@ def report(cmd: str, e: BaseException) -> int:
                     f.write("".join(traceback.format_exception(type(e), e, e.__traceback__)))
         except OSError:
             log = None
-    what = first if known else f"internal error: {type(e).__name__}: {first}"
+    what = (f"refused, nothing was created: {first}" if isinstance(e, Refused)
+            else first if known else f"internal error: {type(e).__name__}: {first}")
     print(f"perflab {cmd}: {what}" + (f" (details: {log})" if log else ""), file=sys.stderr)
     return e.exit_status if known else EXIT_FAILED
 

@@ -212,14 +212,14 @@ def test_hosts_file_drives_hosts_the_lab_does_not_own(docker_ok, artifacts, tmp_
 
     client = labels.docker_client()
     run_id = f"test-hosts-{int(time.time())}"
-    labels = labels.labels(run_id, "test")
+    room_labels = labels.labels(run_id, "test")
     image = manifest.load(ROOT).images["nfsfio"].tag
-    net = client.networks.create(f"perflab-{run_id}-room", driver="bridge", labels=labels)
+    net = client.networks.create(f"perflab-{run_id}-room", driver="bridge", labels=room_labels)
     hosts = []
     try:
         for j in range(1, 4):
             hosts.append(client.containers.run(image, fioclients.server_command(5 * j), name=f"perflab-{run_id}-pc{j}",
-                                               network=net.name, labels=labels, detach=True, init=True,
+                                               network=net.name, labels=room_labels, detach=True, init=True,
                                                cap_drop=["ALL"]))
         ips = []
         for c in hosts:

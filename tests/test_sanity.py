@@ -51,7 +51,7 @@ def test_disk_read_from_cache_by_latency_rate_and_working_set(tmp_path):
                              job("ws", opts={"size": "128m"}),
                              job("big", opts={"size": "64g"})],
                   {"*": {"intent": "disk", "device_iops": 1000}})
-    assert rules(fs, "lat") == ["disk-read-from-cache"] and "1.5 us" in fs[0].message
+    assert rules(fs, "lat") == ["disk-read-from-cache"] and "1.5 µs" in fs[0].message
     assert rules(fs, "rate") == ["disk-read-from-cache"]
     assert rules(fs, "ws") == ["disk-read-from-cache"]
     assert rules(fs, "big") == []   # buffered, but larger than memory, and slow: a disk
