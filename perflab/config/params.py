@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 
 from perflab.config.manifest import Lab, Param
-from perflab.config.values import convert, fmt_duration, fmt_size, parse_duration, parse_size  # noqa: F401 - labs and chapters format sizes with these
+from perflab.config.values import convert, fmt_duration, fmt_size, parse_size  # noqa: F401 - the ht lab formats sizes with fmt_size
 
 class ParamError(Refused, ValueError):
     """One or more parameters were refused; `problems` holds one message per parameter."""

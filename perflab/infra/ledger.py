@@ -79,16 +79,6 @@ class Ledger:
                 live.pop(key, None)
         return list(reversed(live.values()))
 
-    @contextlib.contextmanager
-    def holding(self, kind: str, ident: str, **info):
-        """Record, yield, then remove and release: for objects created inside the block."""
-        self.record(kind, ident, **info)
-        try:
-            yield
-        finally:
-            remove_entry({"kind": kind, "id": str(ident), **info})
-            self.release(kind, ident)
-
 
 def _sh(cmd: list[str]) -> bool:
     try:
