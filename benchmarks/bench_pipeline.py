@@ -90,6 +90,39 @@ def naive_counts(path: Path, col_s: float = 1.0, sub: int = 8) -> np.ndarray:
     return counts.astype(np.int64)
 
 
+#: The commit whose heat-map pipeline (pyarrow's CSV reader on a second thread) the numba scan replaced.
+PREVIOUS = "ece5c92"
+
+
+def previous_pipeline():
+    """The previous pipeline's module, loaded from git at :data:`PREVIOUS` (None outside a clone)."""
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run(["git", "show", f"{PREVIOUS}:perflab/analysis/heatmap/ingest.py"], cwd=root,
+                       capture_output=True, text=True)
+    if r.returncode:
+        say(f"previous pipeline: not available ({r.stderr.strip()[:100]})")
+        return None
+    path = Path(tempfile.mkdtemp(prefix="perflab-prev-")) / "prev_ingest.py"
+    path.write_text(r.stdout)
+    spec = importlib.util.spec_from_file_location("prev_ingest", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def bare_parse(path: Path):
+    """pyarrow's CSV reader on the whole file, the two columns a heat map needs, nothing else."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    names = ["time_ms", "lat_ns", "ddir", "bs", "offset", "prio"]
+    return pcsv.read_csv(path, read_options=pcsv.ReadOptions(column_names=names, use_threads=True),
+                         convert_options=pcsv.ConvertOptions(include_columns=names[:2],
+                                                             column_types={c: pa.int64() for c in names[:2]}))
+
+
 def best_of(fn, n: int = 3) -> tuple[float, object]:
     best, out = float("inf"), None
     for _ in range(n):
@@ -273,14 +306,29 @@ def main(argv=None) -> int:
         say(f"\n== synthetic per-I/O log: {a.events:,} lines, {mb:,.1f} MB "
             f"({time.perf_counter() - t:.1f} s to write; in the page cache)")
 
+        prev = previous_pipeline()
         t_hm, hm = best_of(lambda: H.from_lat_log(log))
-        say(f"from_lat_log (pyarrow.csv stream + bincount), best of 3: {t_hm:.2f} s = "
-            f"{a.events / t_hm / 1e6:.1f} M events/s, {mb / t_hm:,.0f} MB/s  (goal >= 10 M events/s)")
+        say(f"from_lat_log (numba scan on 2 threads + bincount), best of 3: {t_hm:.2f} s = "
+            f"{a.events / t_hm / 1e6:.1f} M events/s, {mb / t_hm:,.0f} MB/s  (goal >= 1.5x the previous pipeline)")
         t_cells = time.perf_counter()
         cells = hm.cells()
         t_cells = time.perf_counter() - t_cells
         say(f"  -> {hm.n_columns} columns x {hm.n_buckets} buckets, {len(cells):,} non-empty cells "
             f"(cells() {t_cells * 1000:.0f} ms), total {hm.total:,}")
+        if prev is not None:
+            t_prev, hm_prev = best_of(lambda: prev.from_lat_log(log))
+            same = bool((hm_prev.counts == hm.counts).all())
+            say(f"previous pipeline ({PREVIOUS}: pyarrow.csv stream + bincount), best of 3: {t_prev:.2f} s = "
+                f"{a.events / t_prev / 1e6:.1f} M events/s; now {t_prev / t_hm:.2f}x faster (goal >= 1.5x); "
+                f"identical counts: {'yes' if same else 'NO'}")
+        t_ar, _ = best_of(lambda: H.from_lat_log(log, engine="arrow"))
+        say(f"from_lat_log engine='arrow' (the fallback without numba), best of 3: {t_ar:.2f} s = "
+            f"{a.events / t_ar / 1e6:.1f} M events/s")
+        t_cat, _ = best_of(lambda: subprocess.run(["cat", str(log)], stdout=subprocess.DEVNULL, check=True))
+        t_bare, _ = best_of(lambda: bare_parse(log))
+        say(f"bounds on the same file: cat {t_cat:.2f} s ({mb / t_cat:,.0f} MB/s); bare pyarrow.csv.read_csv of "
+            f"the two columns {t_bare:.2f} s ({a.events / t_bare / 1e6:.1f} M lines/s)")
+        say(f"  the pipeline runs at {t_cat / t_hm:.2f} of cat's speed and {t_bare / t_hm:.2f}x a bare pyarrow parse")
         t_nv, ref = best_of(lambda: naive_counts(log))
         same = ref.shape == hm.counts.shape and bool((ref == hm.counts).all())
         say(f"naive pandas.read_csv + numpy.histogram2d, best of 3: {t_nv:.2f} s = "
@@ -292,9 +340,16 @@ def main(argv=None) -> int:
             "   VmHWM, not ru_maxrss, which Linux carries over from the parent across fork+exec)")
         base = child_peak_rss("import", log)
         peak = child_peak_rss("heatmap", log)
+        small = tmp / "small_clat.1.log"
+        write_synthetic_log(small, a.events // 10)
+        peak_small = child_peak_rss("heatmap", small)
         say(f"import-only baseline: {base / 1e6:,.0f} MB; from_lat_log: {peak / 1e6:,.0f} MB peak")
         say(f"from_lat_log peak - baseline = {(peak - base) / 1e6:,.0f} MB = "
             f"{(peak - base) / size:.3f} x the log's size ({peak / size:.3f} x counting the baseline; goal <= 1.5 x)")
+        say(f"constant in the input's size: {a.events // 10:,} lines ({small.stat().st_size / 1e6:,.0f} MB): "
+            f"{(peak_small - base) / 1e6:,.0f} MB above the baseline; {a.events:,} lines ({mb:,.0f} MB): "
+            f"{(peak - base) / 1e6:,.0f} MB (10x the input, {(peak - base) / max(peak_small - base, 1):.2f}x the memory)")
+        small.unlink()
         naive_peak = child_peak_rss("naive", log)
         say(f"naive baseline peak - baseline = {(naive_peak - base) / 1e6:,.0f} MB = "
             f"{(naive_peak - base) / size:.3f} x the log's size")

@@ -7,6 +7,7 @@
     perflab assign LAB --students CSV --seed S --out DIR   a class's mystery labs and the answer key
     perflab grade --key KEY SUBMISSION | --class DIR       mark submissions against the key
     perflab heatmap LOG... [--html OUT] [--csv OUT] [--save OUT.npz]   (or MAP.npz... --merge)
+                  [--trace bpftrace|biosnoop|blkparse] [--map latency|offset|subsecond] [--by DIM]
     perflab clean [--check] [--run ID]    remove what runs left behind (labelled or recorded only)
     perflab doctor                        what this machine can run
     perflab images [NAME...]              build the lab images
@@ -141,12 +142,19 @@ def _heatmap(m, args) -> int:
         if args.merge and not all(str(x).endswith(".npz") for x in args.logs):
             raise ValueError("--merge adds up maps saved with --save (.npz files): "
                              + ", ".join(x for x in args.logs if not x.endswith(".npz")))
-        hm = heatmap.render(args.logs, html=args.html, csv=args.csv, col_s=args.col,
-                            linear_ns=int(args.linear_us * 1000) if args.linear_us else None, title=args.title,
-                            save=args.save)
+        if args.row is not None and args.map == "latency":
+            raise ValueError("--row sets the height of an offset map's rows (bytes) or a subsecond map's "
+                             "rows (ms): a latency map's rows are its buckets (--linear-us, or log-linear)")
+        row = None if args.row is None else (int(args.row) if args.map == "offset" else int(args.row * 1_000_000))
+        out = heatmap.render(args.logs, html=args.html, csv=args.csv, col_s=args.col,
+                             linear_ns=int(args.linear_us * 1000) if args.linear_us else None, title=args.title,
+                             save=args.save, trace=args.trace, what=args.map, by=args.by, row=row)
     except (OSError, ValueError) as e:   # an input or output the user named: refused (exit 2)
         raise Refused(str(e)) from None
-    print(f"{hm.total} I/Os in {hm.counts.shape[0]} columns x {hm.counts.shape[1]} latency buckets", file=sys.stderr)
+    for k, hm in (out.items() if isinstance(out, dict) else [("", out)]):
+        rows = {"latency": "latency buckets", "offset": "offset rows", "subsecond": "subsecond rows"}[hm.y]
+        print(f"{f'{args.by}={k}: ' if k else ''}{hm.total} I/Os in {hm.counts.shape[0]} columns x "
+              f"{hm.counts.shape[1]} {rows}", file=sys.stderr)
     return 0
 
 
@@ -297,6 +305,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--col", type=float, default=1.0, help="column width in seconds (default 1)")
     p.add_argument("--linear-us", type=float, help="linear latency buckets of this width (us) instead of log-linear")
     p.add_argument("--title")
+    p.add_argument("--trace", choices=["bpftrace", "biosnoop", "blkparse"],
+                   help="the inputs are tracer output of this form, not fio logs")
+    p.add_argument("--map", choices=["latency", "offset", "subsecond"], default="latency",
+                   help="rows: latency (default), disk offset (fio: log_offset=1), or time within the second")
+    p.add_argument("--by", metavar="DIM", help="one map per value: op, job, client, file (fio); disk, op, comm, "
+                   "pid (tracers); a bpftrace header's names")
+    p.add_argument("--row", type=float, help="row height: bytes for --map offset (default: grown from 4 KiB to fit "
+                   "256 rows), ms for --map subsecond (default 20)")
     p.set_defaults(fn=_heatmap)
     p = sub.add_parser("clean", help="remove what runs left behind")
     p.add_argument("--check", action="store_true", help="only list leftovers; exit 1 if any")

@@ -227,7 +227,7 @@ CASES = [
     case("param-hosts-file-missing", "run bad-cable -p hosts={tmp}/hosts.list --dry-run", 2, "{tmp}/hosts.list"),
 
     # --- heat-map inputs
-    case("log-non-numeric-time", LOG, 2, "{tmp}/bad_clat.1.log:8:", "not an integer", make=_fio_log_with(8, 0, "5ms")),
+    case("log-non-numeric-time", LOG, 2, "{tmp}/bad_clat.1.log:8:", "not an unsigned integer", make=_fio_log_with(8, 0, "5ms")),
     case("log-non-numeric-ddir", LOG, 2, "{tmp}/bad_clat.1.log:8:", make=_fio_log_with(8, 2, "read")),
     case("hist-log-non-numeric-bin", "heatmap {tmp}/bad_clat_hist.1.log", 2, "{tmp}/bad_clat_hist.1.log:2:",
          make=_hist_log_with_text),

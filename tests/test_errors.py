@@ -37,7 +37,7 @@ def test_corrupt_and_truncated_logs(capsys, tmp_path):
     bad.write_text("1, 100, 0, 4096, 0\n2, x, 0, 4096, 0\n")
     cut = tmp_path / "cut_clat.1.log"
     cut.write_text("1, 100, 0, 4096, 0\n2, 10")
-    for f, words in ((bad, ":2: not an integer"), (cut, "truncated last line")):
+    for f, words in ((bad, ":2: not an unsigned integer"), (cut, "truncated last line")):
         rc, err, _ = run(capsys, "heatmap", str(f))
         assert rc == 2 and words in err and len(err.strip().splitlines()) == 1, err
 

@@ -162,7 +162,7 @@ def test_lat_log_line_with_missing_fields(tmp_path):
 def test_lat_log_garbage_field(tmp_path):
     p = tmp_path / "g.log"
     p.write_text("0, 1, 0, 4096, 0\n1, x1, 0, 4096, 0\n")
-    with pytest.raises(FioLogError, match=r"g\.log:2: not an integer"):
+    with pytest.raises(FioLogError, match=r"g\.log:2: not an unsigned integer"):
         read_lat_log(p)
 
 

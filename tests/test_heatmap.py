@@ -373,8 +373,14 @@ def test_merge(tmp_path):
         ha + H.HeatMap(hb.edges_ns, hb.counts, t0_ms=500)
     with pytest.raises(ValueError):
         ha + H.from_lat_log(b, sub=16)
-    with pytest.raises(ValueError):
-        ha + H.from_lat_log(b, col_s=2)
+    # columns of different widths: the finer map is re-binned to the wider one, exactly
+    hb2s = H.from_lat_log(b, col_s=2)
+    wide = ha + hb2s
+    assert wide.col_ms == 2000 and wide.total == ha.total + hb2s.total
+    assert (wide.counts == (ha.rebin(2000) + hb2s).counts).all()
+    assert any("re-binned to 2 s" in n for n in wide.notes)
+    with pytest.raises(ValueError, match="cannot merge maps with columns"):
+        H.from_lat_log(a, col_s=2) + H.from_lat_log(b, col_s=3)
     # linear maps trimmed to different heights still add up
     la = H.from_lat_log(a, linear_ns=50_000)
     write_lat_log(b, np.array([0]), np.array([20_000]))

@@ -254,10 +254,8 @@ def find_bad_line(path: Path, n_fields: int, exc: Exception) -> FioLogError:
                     f"{path}:{lineno}: expected {n_fields} fields, found {len(parts)}: "
                     f"{line[:120].decode(errors='replace')!r}")
             for p in parts:
-                try:
-                    int(p)
-                except ValueError:
-                    return FioLogError(f"{path}:{lineno}: not an integer: "
+                if not p.strip().isdigit():   # fio writes unsigned decimal integers only
+                    return FioLogError(f"{path}:{lineno}: not an unsigned integer: "
                                        f"{p.strip()[:40].decode(errors='replace')!r}")
     return FioLogError(f"{path}: cannot parse log: {exc}")
 

@@ -51,9 +51,9 @@ from __future__ import annotations
 
 from perflab.analysis.heatmap.buckets import LINEAR_MAX_BUCKETS, Buckets, bucket_labels
 from perflab.analysis.heatmap.model import HeatMap, merge
-from perflab.analysis.heatmap.ingest import MAX_MAP_BYTES, detect_log_kind, from_hist_log, from_lat_log
+from perflab.analysis.heatmap.ingest import MAX_MAP_BYTES, OFFSET_ROWS, detect_log_kind, from_events, from_hist_log, from_lat_log, from_trace
 from perflab.analysis.heatmap.plot import figure
 from perflab.analysis.heatmap.command import render
 
-__all__ = ["Buckets", "HeatMap", "from_lat_log", "from_hist_log", "figure", "render",
-           "merge", "bucket_labels", "detect_log_kind", "LINEAR_MAX_BUCKETS", "MAX_MAP_BYTES"]
+__all__ = ["Buckets", "HeatMap", "from_lat_log", "from_hist_log", "from_trace", "from_events", "figure", "render",
+           "merge", "bucket_labels", "OFFSET_ROWS", "detect_log_kind", "LINEAR_MAX_BUCKETS", "MAX_MAP_BYTES"]

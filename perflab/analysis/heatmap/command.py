@@ -9,7 +9,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from perflab.analysis.heatmap.ingest import detect_log_kind, from_hist_log, from_lat_log, log_paths
+import pandas as pd
+
+from perflab.analysis.heatmap.ingest import detect_log_kind, from_hist_log, from_lat_log, from_trace, log_paths
 from perflab.analysis.heatmap.model import HeatMap, merge
 from perflab.analysis.heatmap.plot import figure
 
@@ -18,39 +20,56 @@ __all__ = ["render"]
 
 def render(paths, html: str | os.PathLike | None = None, csv: str | os.PathLike | None = None,
            linear_ns: int | None = None, col_s: float = 1.0, sub: int = 8,
-           title: str | None = None, save: str | os.PathLike | None = None) -> HeatMap:
-    """Build a heat map from fio logs and write its cells and/or a standalone page.
+           title: str | None = None, save: str | os.PathLike | None = None, *, trace: str | None = None,
+           what: str = "latency", by: str | None = None, row: int | None = None) -> HeatMap | dict[str, HeatMap]:
+    """Build a heat map from fio logs (or tracer output, or saved maps) and write its cells and/or
+    a standalone page.
 
-    The kind of log is read from the files: a histogram log has more than 100 fields a
+    The kind of fio log is read from the files: a histogram log has more than 100 fields a
     line, a per-I/O log 4-7 (all files must be of one kind; empty files are skipped).
-    ``csv`` gets :meth:`HeatMap.write_csv`; ``html`` a standalone page with plotly.js
-    inline (it opens offline).  Backs ``perflab heatmap LOG... [--html OUT] [--csv OUT]``.
+    ``trace`` reads tracer output instead (bpftrace, biosnoop, blkparse).  ``what``: the rows
+    are latency, disk offset or the time within the second; ``by``: one map per value of that
+    dimension (drawn one under the other on one colour scale; the CSV gets a column for it).
+    ``csv`` gets :meth:`HeatMap.write_csv`; ``html`` a standalone page with plotly.js inline (it
+    opens offline).  Backs ``perflab heatmap``.
     """
     files = log_paths(paths)
     saved = [p for p in files if p.suffix == ".npz"]
     if saved and len(saved) != len(files):
         raise ValueError("give either fio logs or saved maps (.npz), not both: "
                          + ", ".join(str(p) for p in files))
+    if by is not None and save is not None:
+        raise ValueError("--save keeps one map: leave out --by (or save each value's map apart)")
     if saved:   # maps saved with --save: their sum, cell for cell
+        if trace or by or what != "latency":
+            raise ValueError("saved maps are merged as they are: --trace, --by and --map do not apply")
         hm = merge(HeatMap.load(p) for p in saved)
-        _write(hm, files, html, csv, save, title, linear=hm.scale == "linear")
+        _write({"": hm}, files, html, csv, save, title, linear=hm.scale == "linear", by=None)
         return hm
-    kinds = {k for k in (detect_log_kind(p) for p in files) if k is not None}
-    if len(kinds) > 1:
-        raise ValueError("cannot mix histogram logs and per-I/O logs in one heat map: "
-                         + ", ".join(f"{p} ({detect_log_kind(p)})" for p in files))
-    if kinds == {"hist"}:
-        hm = from_hist_log(files, col_s=col_s, sub=sub, linear_ns=linear_ns)
+    if trace is not None:
+        out = from_trace(files, trace, col_s=col_s, sub=sub, linear_ns=linear_ns, what=what, by=by, row=row)
     else:
-        hm = from_lat_log(files, col_s=col_s, sub=sub, linear_ns=linear_ns)
-    if hm.total == 0:
+        kinds = {k for k in (detect_log_kind(p) for p in files) if k is not None}
+        if len(kinds) > 1:
+            raise ValueError("cannot mix histogram logs and per-I/O logs in one heat map: "
+                             + ", ".join(f"{p} ({detect_log_kind(p)})" for p in files))
+        if kinds == {"hist"}:
+            if what != "latency" or by is not None:
+                raise ValueError("a histogram log holds latency counts only: --map offset/subsecond and "
+                                 "--by need per-I/O logs (log_avg_msec=0)")
+            out = from_hist_log(files, col_s=col_s, sub=sub, linear_ns=linear_ns)
+        else:
+            out = from_lat_log(files, col_s=col_s, sub=sub, linear_ns=linear_ns, what=what, by=by, row=row)
+    maps = out if isinstance(out, dict) else {"": out}
+    if sum(m.total for m in maps.values()) == 0:
         raise ValueError(f"no I/O in {', '.join(map(str, files))}: nothing to draw (an empty log, or one "
                          "whose every line was left out)")
-    _write(hm, files, html, csv, save, title, linear=bool(linear_ns))
-    return hm
+    _write(maps, files, html, csv, save, title, linear=bool(linear_ns), by=by)
+    return out
 
 
-def _write(hm: HeatMap, files: list[Path], html, csv, save, title, linear: bool) -> None:
+def _write(maps: dict[str, HeatMap], files: list[Path], html, csv, save, title, linear: bool,
+           by: str | None) -> None:
     """Every output or none: each is written to a temporary file beside its destination (which is
     where an unwritable place shows), and only when all are written are they renamed into place."""
     outs = {k: Path(v) for k, v in (("save", save), ("csv", csv), ("html", html)) if v is not None}
@@ -64,16 +83,15 @@ def _write(hm: HeatMap, files: list[Path], html, csv, save, title, linear: bool)
             os.close(fd)
             tmps[k] = Path(name)
         if "save" in tmps:
-            hm.save(tmps["save"])
+            maps[""].save(tmps["save"])
         if "csv" in tmps:
-            hm.write_csv(tmps["csv"])
+            if by is None:
+                maps[""].write_csv(tmps["csv"])
+            else:
+                pd.concat([m.cells().assign(**{by: k})[[by, *m.cells().columns]] for k, m in maps.items()]
+                          ).to_csv(tmps["csv"], index=False)
         if "html" in tmps:
-            if title is None:
-                names = ", ".join(p.name for p in files[:3]) + (" ..." if len(files) > 3 else "")
-                title = f"{names}: {hm.total:,} I/Os"
-            fig = figure(hm, title=title, linear=linear)
-            fig.write_html(tmps["html"], include_plotlyjs=True, full_html=True,
-                           config={"displaylogo": False, "responsive": True})
+            _page(maps, files, title, linear, by).write_html(tmps["html"], include_plotlyjs=True, full_html=True)
         for k, t in tmps.items():
             os.chmod(t, 0o644)
             os.replace(t, outs[k])
@@ -81,3 +99,35 @@ def _write(hm: HeatMap, files: list[Path], html, csv, save, title, linear: bool)
     finally:
         for t in tmps.values():
             t.unlink(missing_ok=True)
+
+
+def _page(maps: dict[str, HeatMap], files: list[Path], title, linear: bool, by: str | None):
+    """One figure per map (one under the other for a drill-down, on one colour scale), as one page."""
+    import plotly.io as pio
+
+    names = ", ".join(p.name for p in files[:3]) + (" ..." if len(files) > 3 else "")
+    total = sum(m.total for m in maps.values())
+    what = next(iter(maps.values())).y
+    top = max(int(m.counts.max()) if m.counts.size else 1 for m in maps.values())
+    parts = []
+    for k, m in maps.items():
+        t = title or f"{names}: {total:,} I/Os"
+        if by is not None:
+            t = f"{t}<br>{by} = {k}: {m.total:,} I/Os"
+        fig = figure(m, title=t if what == "latency" else f"{t} ({what} map)", linear=linear,
+                     max_count=top if by is not None else None)
+        parts.append(pio.to_html(fig, include_plotlyjs=not parts, full_html=False,
+                                 config={"displaylogo": False, "responsive": True}))
+    return _Page("\n".join(parts), title or names)
+
+
+class _Page:
+    """A page of several plotly figures (plotly.js inline once), written like a figure."""
+
+    def __init__(self, body: str, title: str):
+        self.body, self.title = body, title
+
+    def write_html(self, path, include_plotlyjs=True, full_html=True) -> None:
+        from html import escape
+        Path(path).write_text(f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{escape(self.title)}"
+                              f"</title></head><body>\n{self.body}\n</body></html>\n")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable
 
@@ -18,7 +18,13 @@ import pandas as pd
 
 from perflab.fio.logs import FioLogError
 
-__all__ = ["HeatMap", "merge", "column_ms", "column_seconds"]
+__all__ = ["HeatMap", "merge", "aligned", "column_ms", "column_seconds", "Y_KINDS"]
+
+#: What a map's rows can count: latency (ns), disk offset (bytes), time within the second (ns).
+Y_KINDS = ("latency", "offset", "subsecond")
+#: The names of a cell's row edges in :meth:`HeatMap.cells`, per kind of map.
+Y_COLUMNS = {"latency": ("lat_lo_ns", "lat_hi_ns"), "offset": ("offset_lo", "offset_hi"),
+             "subsecond": ("subsec_lo_ns", "subsec_hi_ns")}
 
 
 @dataclass(eq=False)
@@ -39,6 +45,8 @@ class HeatMap:
     scale: str = "log-linear"     # or "linear"
     exact: bool = True            # False if some fio bins were assigned to a bucket by midpoint
     notes: list[str] = field(default_factory=list)
+    y: str = "latency"            # what the rows are: "latency" (ns), "offset" (bytes on the disk),
+    #                               "subsecond" (ns after the start of the second the I/O ended in)
 
     def __post_init__(self):
         self.edges_ns = np.asarray(self.edges_ns, dtype=np.int64)
@@ -50,6 +58,8 @@ class HeatMap:
             raise ValueError("overflow needs one value per column")
         column_ms(self.col_s)
         self.sources = tuple(str(s) for s in self.sources)
+        if self.y not in Y_KINDS:
+            raise ValueError(f"y must be one of {', '.join(Y_KINDS)}, not {self.y!r}")
 
     # sizes and totals
     @property
@@ -78,17 +88,19 @@ class HeatMap:
 
     # tables
     def cells(self) -> pd.DataFrame:
-        """Non-empty cells: ``second, lat_lo_ns, lat_hi_ns, count``.
+        """Non-empty cells: ``second, lat_lo_ns, lat_hi_ns, count`` (for an offset map
+        ``offset_lo, offset_hi`` in bytes, for a subsecond map ``subsec_lo_ns, subsec_hi_ns``).
 
         ``second`` is the column's start (column index * ``col_s``, from the log's
         time origin); a cell counts latencies ``lat_lo_ns <= x < lat_hi_ns``.  Sorted by
         second, then latency.
         """
         c, b = np.nonzero(self.counts)
+        lo, hi = Y_COLUMNS[self.y]
         return pd.DataFrame({
             "second": column_seconds(c, self.col_ms),
-            "lat_lo_ns": self.edges_ns[b],
-            "lat_hi_ns": self.edges_ns[b + 1],
+            lo: self.edges_ns[b],
+            hi: self.edges_ns[b + 1],
             "count": self.counts[c, b],
         })
 
@@ -177,12 +189,37 @@ class HeatMap:
         return pd.Series(means, index=self.seconds(), name="mean_ns")[n > 0]
 
     # merging
+    def rebin(self, col_ms: int) -> "HeatMap":
+        """The map with columns ``col_ms`` wide (a multiple of today's width), each the exact sum of
+        the columns it covers; columns stay aligned on multiples of their width."""
+        k, r = divmod(int(col_ms), self.col_ms)
+        if r or k < 1:
+            raise ValueError(f"cannot re-bin {self.col_ms} ms columns into {col_ms} ms ones (not a multiple)")
+        if k == 1:
+            return self
+        off = (self.t0_ms // self.col_ms) % k
+        idx = (np.arange(self.n_columns) + off) // k
+        n = int(idx[-1]) + 1 if self.n_columns else 0
+        counts = np.zeros((n, self.n_buckets), np.int64)
+        over = np.zeros(n, np.int64)
+        np.add.at(counts, idx, self.counts)
+        np.add.at(over, idx, self.overflow)
+        note = f"time re-binned to {col_ms / 1000:g} s columns"
+        notes = [x for x in self.notes if not x.startswith("time re-binned")] + [note]
+        return replace(self, counts=counts, overflow=over, col_s=col_ms / 1000,
+                       t0_ms=self.t0_ms - off * self.col_ms, notes=notes)
+
     def __add__(self, other: "HeatMap") -> "HeatMap":
         if not isinstance(other, HeatMap):
             return NotImplemented
-        if self.col_ms != other.col_ms:
-            raise ValueError(f"cannot merge maps with columns of {self.col_s} s and {other.col_s} s")
+        if self.y != other.y:
+            raise ValueError(f"cannot merge a map of {self.y} with one of {other.y}")
         a, b = self, other
+        if a.col_ms != b.col_ms:   # partial maps widened apart (a memory cap): the finer one follows
+            wide = max(a.col_ms, b.col_ms)
+            if wide % min(a.col_ms, b.col_ms):
+                raise ValueError(f"cannot merge maps with columns of {a.col_s} s and {b.col_s} s")
+            a, b = a.rebin(wide), b.rebin(wide)
         if not np.array_equal(a.edges_ns, b.edges_ns):
             a, b = _pad_buckets(a, b)
         shift = b.t0_ms - a.t0_ms
@@ -200,7 +237,19 @@ class HeatMap:
         return HeatMap(a.edges_ns.copy(), counts, a.col_s, min(a.t0_ms, b.t0_ms), over,
                        a.sources + b.sources, a.kind if a.kind == b.kind else "mixed",
                        a.scale if a.scale == b.scale else "mixed", a.exact and b.exact,
-                       a.notes + [n for n in b.notes if n not in a.notes])
+                       a.notes + [n for n in b.notes if n not in a.notes], a.y)
+
+    def span(self, t0_ms: int, n_columns: int) -> "HeatMap":
+        """The map on columns ``n_columns`` from ``t0_ms`` (an earlier origin, a longer span: empty
+        columns added), for maps drawn side by side on one time axis."""
+        shift, r = divmod(self.t0_ms - int(t0_ms), self.col_ms)
+        if r or shift < 0 or shift + self.n_columns > n_columns:
+            raise ValueError(f"columns from {t0_ms} ms do not hold this map (from {self.t0_ms} ms)")
+        counts = np.zeros((n_columns, self.n_buckets), np.int64)
+        over = np.zeros(n_columns, np.int64)
+        counts[shift:shift + self.n_columns] = self.counts
+        over[shift:shift + self.n_columns] = self.overflow
+        return replace(self, counts=counts, overflow=over, t0_ms=int(t0_ms))
 
     # saving: a map is a sum of partial maps, so maps saved from many files or hosts merge exactly
     def save(self, path: str | os.PathLike) -> None:
@@ -209,7 +258,7 @@ class HeatMap:
 
         meta = {"format": "perflab-heatmap/1", "col_ms": self.col_ms, "t0_ms": int(self.t0_ms),
                 "sources": list(self.sources), "kind": self.kind, "scale": self.scale, "exact": self.exact,
-                "notes": list(self.notes)}
+                "notes": list(self.notes), "y": self.y}
         tmp = Path(str(path) + ".tmp.npz")
         np.savez_compressed(tmp, edges_ns=self.edges_ns, counts=self.counts, overflow=self.overflow,
                             meta=np.array(json.dumps(meta)))
@@ -227,7 +276,8 @@ class HeatMap:
                 if meta.get("format") != "perflab-heatmap/1":
                     raise ValueError("format")
                 return cls(z["edges_ns"], z["counts"], meta["col_ms"] / 1000, meta["t0_ms"], z["overflow"],
-                           tuple(meta["sources"]), meta["kind"], meta["scale"], meta["exact"], meta["notes"])
+                           tuple(meta["sources"]), meta["kind"], meta["scale"], meta["exact"], meta["notes"],
+                           meta.get("y", "latency"))
         except (KeyError, ValueError, OSError, zipfile.BadZipFile) as e:
             if isinstance(e, OSError) and not Path(path).exists():
                 raise
@@ -242,11 +292,24 @@ class HeatMap:
 
 
 def merge(maps: Iterable[HeatMap]) -> HeatMap:
-    """Sum maps that share bucket edges and column width (aligned on their time origins)."""
+    """Sum maps that share bucket edges (aligned on their time origins; columns of different
+    widths are first re-binned to the widest, when it is a multiple of the others)."""
     maps = list(maps)
     if not maps:
         raise ValueError("nothing to merge")
     return maps[0].merge(*maps[1:])
+
+
+def aligned(maps: dict[str, HeatMap]) -> dict[str, HeatMap]:
+    """Maps of one source drilled down by a dimension, on one time axis: the widest columns of
+    any of them, from the earliest origin to the latest end."""
+    if not maps:
+        return maps
+    wide = max(m.col_ms for m in maps.values())
+    out = {k: m.rebin(wide) for k, m in maps.items()}
+    t0 = min(m.t0_ms for m in out.values())
+    end = max(m.t0_ms + m.n_columns * wide for m in out.values())
+    return {k: m.span(t0, (end - t0) // wide) for k, m in out.items()}
 
 
 def _pad_buckets(a: HeatMap, b: HeatMap) -> tuple[HeatMap, HeatMap]:
@@ -257,8 +320,7 @@ def _pad_buckets(a: HeatMap, b: HeatMap) -> tuple[HeatMap, HeatMap]:
         raise ValueError("cannot merge heat maps with different bucket edges")
     counts = np.zeros((short.n_columns, long_.n_buckets), np.int64)
     counts[:, :short.n_buckets] = short.counts
-    padded = HeatMap(long_.edges_ns.copy(), counts, short.col_s, short.t0_ms, short.overflow,
-                     short.sources, short.kind, short.scale, short.exact, list(short.notes))
+    padded = replace(short, edges_ns=long_.edges_ns.copy(), counts=counts)
     return (padded, long_) if short is a else (long_, padded)
 
 

@@ -61,6 +61,9 @@ def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto
     # room between the map and its side panel, for the map's last time tick
     fig = make_subplots(rows=1, cols=ncols, shared_yaxes=True, horizontal_spacing=0.04,
                         column_widths=[0.78, 0.22] if companion else [1.0])
+    if linear and hm.y != "latency":
+        raise ValueError(f"a numeric latency axis (linear) draws latency maps, not a map of {hm.y}")
+    hm = _capped(hm)
     r0, r1, notes = _drawn_rows(hm, y_max_ns)
     fig.update_layout(title=dict(text=(title or "") + "".join(f"<br><sub>{n}</sub>" for n in notes)),
                       plot_bgcolor="white", paper_bgcolor="white",
@@ -71,7 +74,7 @@ def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto
                            x=0.5, y=0.5)
         return fig
     edges = hm.edges_ns[r0:r1 + 1]
-    labels = bucket_labels(edges, unit)
+    labels = row_labels(hm.y, edges, unit)
     u = (unit if unit != "auto" else unit_for(int(edges[-1]))) if linear else "ns"
     heat, y, ytitle = _heat_trace(hm, r0, r1, labels, linear, u, max_count)
     fig.add_trace(heat, row=1, col=1)
@@ -81,6 +84,9 @@ def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto
     _latency_axis(fig, labels, y, ytitle, linear, u, row_px)
     if companion:
         _add_companion(fig, hm, r0, r1, labels, linear, u, t_range)
+    # the colour bar sits a fixed distance under the time axis's title, whatever the map's height
+    plot_px = height - (60 + 20 * len(notes)) - 110
+    fig.update_traces(selector=dict(type="heatmap"), colorbar_y=-min(0.3, 52 / max(plot_px, 1)))
     fig.update_layout(height=height, bargap=0.05)
     return fig
 
@@ -101,8 +107,56 @@ def _drawn_rows(hm: HeatMap, y_max_ns: int | None) -> tuple[int, int, list[str]]
             above_ns, r1 = int(hm.edges_ns[cut]), cut
     if above:
         notes.append(f"{above:,} I/Os ({100 * above / max(hm.total, 1):.2g}%) at or above "
-                     f"{format_ns(above_ns)} are above the drawn rows")
+                     f"{_format_row(hm.y, above_ns)} are above the drawn rows")
     return r0, r1, notes
+
+
+#: A page draws at most this many columns: a longer map is re-binned (wider columns), and says so.
+MAX_DRAWN_COLUMNS = 1200
+
+
+def _capped(hm: HeatMap) -> HeatMap:
+    """The map with at most :data:`MAX_DRAWN_COLUMNS` columns from its first to its last non-empty
+    one (the page's size stays bounded whatever the input's span)."""
+    nz = np.flatnonzero(hm.counts.any(axis=1) | (hm.overflow > 0))
+    span = int(nz[-1] - nz[0] + 1) if len(nz) else 0
+    if span <= MAX_DRAWN_COLUMNS:
+        return hm
+    k = 1
+    while -(-span // k) + 1 > MAX_DRAWN_COLUMNS:
+        k *= 2
+    out = hm.rebin(hm.col_ms * k)
+    out.notes = [n for n in out.notes if not n.startswith("time re-binned")] + [
+        f"time re-binned to {out.col_s:g} s columns for the page (the map has {hm.n_columns:,} "
+        f"columns of {hm.col_s:g} s; at most {MAX_DRAWN_COLUMNS:,} are drawn)"]
+    return out
+
+
+def _format_bytes(v: int) -> str:
+    for u, k in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if v >= 1 << k:
+            return f"{format_number(v / (1 << k), 3)} {u}"
+    return f"{v} B"
+
+
+def _format_row(y: str, v: int) -> str:
+    if y == "offset":
+        return _format_bytes(int(v))
+    return format_ns(int(v))
+
+
+def row_labels(y: str, edges: np.ndarray, unit: str = "auto") -> list[str]:
+    """Labels of a map's rows: latency buckets ("65.5-73.7 us"), offsets ("1-2 GiB") or times
+    within the second ("20-40 ms")."""
+    if y == "latency":
+        return bucket_labels(edges, unit)
+    if y == "offset":
+        return [f"{_format_bytes(int(lo))}-{_format_bytes(int(hi))}" for lo, hi in zip(edges[:-1], edges[1:])]
+    return [f"{format_number(lo / 1e6, 4)}-{format_number(hi / 1e6, 4)} ms" for lo, hi in zip(edges[:-1], edges[1:])]
+
+
+Y_TITLES = {"latency": "latency bucket", "offset": "offset on the disk",
+            "subsecond": "time within the second"}
 
 
 def _heat_trace(hm: HeatMap, r0: int, r1: int, labels: list[str], linear: bool, u: str,
@@ -131,7 +185,7 @@ def _heat_trace(hm: HeatMap, r0: int, r1: int, labels: list[str], linear: bool, 
         y, ytitle = edges / UNITS[u], f"latency ({u})"
         lat = f"%{{customdata[3]:.4~g}}-%{{customdata[4]:.4~g}} {u}"
     else:
-        y, ytitle, lat = labels, "latency bucket", "%{y}"
+        y, ytitle, lat = labels, Y_TITLES[hm.y], "%{y}"
     zmax = max(float(np.nanmax(z)), 1.0) if max_count is None else max(math.log10(max(max_count, 1)), 1.0)
     tickvals, ticktext = _count_ticks(zmax)
     heat = go.Heatmap(
@@ -141,7 +195,7 @@ def _heat_trace(hm: HeatMap, r0: int, r1: int, labels: list[str], linear: bool, 
         colorbar=dict(title=dict(text="I/Os per cell", side="top"), tickvals=tickvals, ticktext=ticktext,
                       orientation="h", x=0.4, xanchor="center", y=-0.1, yanchor="top", len=0.6,
                       thickness=12),
-        hovertemplate=(f"t: %{{customdata[2]}} s (a {hm.col_s:g} s column)<br>latency: {lat}"
+        hovertemplate=(f"t: %{{customdata[2]}} s (a {hm.col_s:g} s column)<br>{Y_TITLES[hm.y].split(' bucket')[0]}: {lat}"
                        "<br>count: %{customdata[0]:,}"
                        "<br>below this bucket's top: %{customdata[1]:.2f}% of the column"
                        "<extra></extra>"),

@@ -1,0 +1,203 @@
+"""Block-layer tracers' text, read as :class:`~perflab.analysis.heatmap.sources.Events` pieces.
+
+Three forms a storage engineer already has (``perflab heatmap --trace FORM``):
+
+``bpftrace``
+    One line per I/O: ``time_ns latency_ns [dimension ...]``, fields separated by blanks; a line
+    ``# name name ...`` names the fields (else they are ``dim1``, ``dim2``, ...); a field named
+    ``offset_bytes`` is the I/O's offset (for offset maps).  bpftrace's own ``Attaching N
+    probes...`` line and empty lines are skipped.  ``scripts/block-latency.bt`` writes this form
+    from the kernel's block tracepoints.
+``biosnoop``
+    bcc's ``biosnoop`` (and ``biosnoop -Q``): a header ``TIME(s) COMM PID DISK T SECTOR BYTES
+    [QUE(ms)] LAT(ms)`` then a line per I/O; a process name with blanks in it is kept whole.
+    Latency has biosnoop's resolution (10 us: two decimals of a millisecond).
+``blkparse``
+    blkparse's default output: each ``D`` (issued to the driver) is paired with the ``C``
+    (completed) of the same device and sector; the latency is the time between them.  Other
+    actions and blkparse's closing summary are skipped.
+
+Time stamps count from the tracer's own origin (boot, or the trace's start): the map's columns
+start at the first I/O.  Dimensions: ``disk``, ``op``, ``comm``, ``pid`` where the form has them.
+Lines are parsed in Python, in pieces of :data:`PIECE_LINES` lines (about a million lines a
+second: tracer output is far smaller than fio's per-I/O logs).  A line that is not of the form
+raises :class:`~perflab.fio.logs.FioLogError` naming the file and the line.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from perflab.fio.logs import FioLogError, open_log
+from perflab.analysis.heatmap.sources import Dim, Events
+
+__all__ = ["FORMS", "trace_events", "PIECE_LINES"]
+
+FORMS = ("bpftrace", "biosnoop", "blkparse")
+PIECE_LINES = 200_000
+
+
+class _Piece:
+    """Columns of one piece being read: times, latencies, offsets, dimension labels."""
+
+    def __init__(self, dims: list[str]):
+        self.t: list[int] = []
+        self.lat: list[int] = []
+        self.off: list[int] = []
+        self.dims = {d: [] for d in dims}
+
+    def events(self, where: str, has_offset: bool) -> Events:
+        dims = {}
+        for name, vals in self.dims.items():
+            labels, codes = np.unique(np.array(vals, dtype=object).astype(str), return_inverse=True)
+            dims[name] = Dim(codes.astype(np.int64), tuple(str(x) for x in labels))
+        t = np.array(self.t, np.int64)
+        return Events(t // 1_000_000, np.array(self.lat, np.int64),
+                      np.array(self.off, np.int64) if has_offset else None, dims, where)
+
+
+def _bad(path, lineno: int, line: str, what: str) -> FioLogError:
+    return FioLogError(f"{path}:{lineno}: {what}: {line.strip()[:120]!r}")
+
+
+def _bpftrace(path: Path) -> Iterator[Events]:
+    names: list[str] | None = None
+    piece: _Piece | None = None
+    with open_log(path) as f:
+        for lineno, raw in enumerate(f, 1):
+            line = raw.decode(errors="replace")
+            s = line.strip()
+            if not s or s.startswith("Attaching ") and s.endswith("probes..."):
+                continue
+            if s.startswith("#"):
+                names = s.lstrip("#").split()
+                if len(names) < 2:
+                    raise _bad(path, lineno, line, "a header names at least time_ns and latency_ns")
+                continue
+            parts = s.split()
+            if names is None:
+                names = ["time_ns", "latency_ns"] + [f"dim{i}" for i in range(1, len(parts) - 1)]
+            if len(parts) != len(names):
+                raise _bad(path, lineno, line, f"{len(parts)} fields, the header names {len(names)}")
+            if piece is None:
+                piece = _Piece([n for n in names[2:] if n != "offset_bytes"])
+            try:
+                t, lat = int(parts[0]), int(parts[1])
+                off = int(parts[names.index("offset_bytes")]) if "offset_bytes" in names else 0
+            except ValueError:
+                raise _bad(path, lineno, line, "not time_ns latency_ns as integers") from None
+            if t < 0 or lat < 0:
+                raise _bad(path, lineno, line, "a negative time or latency")
+            piece.t.append(t)
+            piece.lat.append(lat)
+            piece.off.append(off)
+            for n, v in zip(names[2:], parts[2:]):
+                if n != "offset_bytes":
+                    piece.dims[n].append(v)
+            if len(piece.t) >= PIECE_LINES:
+                yield piece.events(str(path), "offset_bytes" in names)
+                piece = _Piece(list(piece.dims))
+    if piece is not None and piece.t:
+        yield piece.events(str(path), "offset_bytes" in (names or []))
+
+
+_BIOSNOOP_TAIL = ("DISK", "T", "SECTOR", "BYTES")
+
+
+def _biosnoop(path: Path) -> Iterator[Events]:
+    header: list[str] | None = None
+    piece = _Piece(["comm", "pid", "disk", "op"])
+    with open_log(path) as f:
+        for lineno, raw in enumerate(f, 1):
+            line = raw.decode(errors="replace")
+            s = line.strip()
+            if not s:
+                continue
+            if header is None:
+                if s.startswith("TIME(s)"):
+                    header = s.split()
+                    need = {"TIME(s)", "COMM", "PID", "LAT(ms)", *_BIOSNOOP_TAIL}
+                    if not need <= set(header) or header[1] != "COMM":
+                        raise _bad(path, lineno, line, "not biosnoop's header (TIME(s) COMM PID DISK T "
+                                   "SECTOR BYTES [QUE(ms)] LAT(ms))")
+                    continue
+                raise _bad(path, lineno, line, "no biosnoop header (TIME(s) COMM ...) before the first I/O")
+            parts = s.split()
+            extra = len(parts) - len(header)
+            if extra < 0:
+                raise _bad(path, lineno, line, f"{len(parts)} fields, biosnoop's header has {len(header)}")
+            if extra:   # a process name with blanks: the fields after COMM are counted from the right
+                parts = [parts[0], " ".join(parts[1:2 + extra])] + parts[2 + extra:]
+            row = dict(zip(header, parts))
+            try:
+                t_ns = round(float(row["TIME(s)"]) * 1e9)
+                lat_ns = round(float(row["LAT(ms)"]) * 1e6)
+                off = int(row["SECTOR"]) * 512
+                int(row["PID"])
+            except ValueError:
+                raise _bad(path, lineno, line, "TIME(s), PID, SECTOR or LAT(ms) is not a number") from None
+            piece.t.append(t_ns)
+            piece.lat.append(lat_ns)
+            piece.off.append(off)
+            for d, k in (("comm", "COMM"), ("pid", "PID"), ("disk", "DISK"), ("op", "T")):
+                piece.dims[d].append(row[k])
+            if len(piece.t) >= PIECE_LINES:
+                yield piece.events(str(path), True)
+                piece = _Piece(list(piece.dims))
+    if header is None:
+        raise FioLogError(f"{path}: no biosnoop header (TIME(s) COMM PID DISK T SECTOR BYTES ... LAT(ms))")
+    if piece.t:
+        yield piece.events(str(path), True)
+
+
+# dev cpu seq time pid action rwbs sector + blocks [comm or error]
+_BLK = re.compile(r"^\s*(\d+,\d+)\s+\d+\s+\d+\s+(\d+)\.(\d{9})\s+\d+\s+([A-Z]+)\s+([A-Z]+)\s+(\d+)\s+\+\s+(\d+)"
+                  r"(?:\s+\[(.*)\])?\s*$")
+_BLK_OTHER = re.compile(r"^\s*\d+,\d+\s+\d+\s+\d+\s+\d+\.\d+\s+\d+\s+[A-Za-z]+\b")
+_BLK_TRAILER = re.compile(r"^(CPU\d+|Total)\b|^\s+[A-Za-z][A-Za-z ]*:|^\s*Events\b|^Throughput|^Skips\b")
+
+
+def _blkparse(path: Path) -> Iterator[Events]:
+    issued: dict[tuple[str, int], tuple[int, str]] = {}
+    piece = _Piece(["disk", "op", "comm"])
+    with open_log(path) as f:
+        for lineno, raw in enumerate(f, 1):
+            line = raw.decode(errors="replace")
+            if not line.strip():
+                continue
+            m = _BLK.match(line)
+            if m is None:
+                if _BLK_OTHER.match(line) or _BLK_TRAILER.match(line):
+                    continue   # an action without a sector range (plug, unplug, ...), or the summary
+                raise _bad(path, lineno, line, "not a blkparse line (dev cpu seq time pid action rwbs ...)")
+            dev, sec, nsec, action, rwbs, sector, _blocks, note = m.groups()
+            t_ns = int(sec) * 1_000_000_000 + int(nsec)
+            key = (dev, int(sector))
+            if action == "D":
+                issued[key] = (t_ns, note or "")
+            elif action == "C" and key in issued:
+                t0, comm = issued.pop(key)
+                piece.t.append(t_ns)
+                piece.lat.append(t_ns - t0)
+                piece.off.append(int(sector) * 512)
+                for d, v in (("disk", dev), ("op", rwbs), ("comm", comm)):
+                    piece.dims[d].append(v)
+                if len(piece.t) >= PIECE_LINES:
+                    yield piece.events(str(path), True)
+                    piece = _Piece(list(piece.dims))
+    if piece.t:
+        yield piece.events(str(path), True)
+
+
+def trace_events(path: str | os.PathLike, form: str) -> Iterator[Events]:
+    """:class:`Events` pieces of one tracer output file of form ``form`` (see the module)."""
+    if form not in FORMS:
+        raise ValueError(f"--trace must be one of {', '.join(FORMS)}, not {form!r}")
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    return {"bpftrace": _bpftrace, "biosnoop": _biosnoop, "blkparse": _blkparse}[form](path)
