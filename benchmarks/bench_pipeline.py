@@ -104,11 +104,12 @@ def previous_pipeline():
     if r.returncode:
         say(f"previous pipeline: not available ({r.stderr.strip()[:100]})")
         return None
-    path = Path(tempfile.mkdtemp(prefix="perflab-prev-")) / "prev_ingest.py"
-    path.write_text(r.stdout)
-    spec = importlib.util.spec_from_file_location("prev_ingest", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    with tempfile.TemporaryDirectory(prefix="perflab-prev-") as d:   # gone once the module is loaded
+        path = Path(d) / "prev_ingest.py"
+        path.write_text(r.stdout)
+        spec = importlib.util.spec_from_file_location("prev_ingest", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
     return mod
 
 

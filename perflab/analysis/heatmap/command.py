@@ -87,11 +87,11 @@ def _write(maps: dict[str, HeatMap], files: list[Path], html, csv, save, title, 
         if "csv" in tmps:
             if by is None:
                 maps[""].write_csv(tmps["csv"])
-            else:
-                pd.concat([m.cells().assign(**{by: k})[[by, *m.cells().columns]] for k, m in maps.items()]
-                          ).to_csv(tmps["csv"], index=False)
+            else:   # the dimension's value first, then the cells' own columns
+                pd.concat([m.cells().assign(**{by: k}) for k, m in maps.items()]).pipe(
+                    lambda df: df[[by, *df.columns[:-1]]]).to_csv(tmps["csv"], index=False)
         if "html" in tmps:
-            _page(maps, files, title, linear, by).write_html(tmps["html"], include_plotlyjs=True, full_html=True)
+            tmps["html"].write_text(_page(maps, files, title, linear, by))
         for k, t in tmps.items():
             os.chmod(t, 0o644)
             os.replace(t, outs[k])
@@ -101,8 +101,11 @@ def _write(maps: dict[str, HeatMap], files: list[Path], html, csv, save, title, 
             t.unlink(missing_ok=True)
 
 
-def _page(maps: dict[str, HeatMap], files: list[Path], title, linear: bool, by: str | None):
-    """One figure per map (one under the other for a drill-down, on one colour scale), as one page."""
+def _page(maps: dict[str, HeatMap], files: list[Path], title, linear: bool, by: str | None) -> str:
+    """A standalone page (plotly.js inline once, so it opens offline): one figure per map, one
+    under the other for a drill-down, on one colour scale."""
+    from html import escape
+
     import plotly.io as pio
 
     names = ", ".join(p.name for p in files[:3]) + (" ..." if len(files) > 3 else "")
@@ -118,16 +121,6 @@ def _page(maps: dict[str, HeatMap], files: list[Path], title, linear: bool, by: 
                      max_count=top if by is not None else None)
         parts.append(pio.to_html(fig, include_plotlyjs=not parts, full_html=False,
                                  config={"displaylogo": False, "responsive": True}))
-    return _Page("\n".join(parts), title or names)
-
-
-class _Page:
-    """A page of several plotly figures (plotly.js inline once), written like a figure."""
-
-    def __init__(self, body: str, title: str):
-        self.body, self.title = body, title
-
-    def write_html(self, path, include_plotlyjs=True, full_html=True) -> None:
-        from html import escape
-        Path(path).write_text(f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{escape(self.title)}"
-                              f"</title></head><body>\n{self.body}\n</body></html>\n")
+    body = "\n".join(parts)
+    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{escape(title or names)}</title>"
+            f"</head><body>\n{body}\n</body></html>\n")

@@ -19,7 +19,7 @@ import numpy as np
 from perflab.fio.logs import HIST_MIN_FIELDS, FioLogError, log_field_count, read_hist_log
 from perflab.analysis.heatmap.accumulate import MAX_MAP_BYTES, Accumulator
 from perflab.analysis.heatmap.buckets import Buckets, make_buckets
-from perflab.analysis.heatmap.model import Y_KINDS, HeatMap, aligned, column_ms
+from perflab.analysis.heatmap.model import Y_KINDS, HeatMap, aligned, column_ms, pad_rows
 from perflab.analysis.heatmap.sources import Events, fio_events
 from perflab.analysis.heatmap.traces import trace_events
 
@@ -65,6 +65,8 @@ class _Rows:
     def __init__(self, what: str, buckets: Buckets | None = None, row: int | None = None):
         if what not in Y_KINDS:
             raise ValueError(f"what must be one of {', '.join(Y_KINDS)}, not {what!r}")
+        if row is not None and row < 1:
+            raise ValueError(f"a row must be at least 1 high, not {row}")
         self.what, self.buckets, self.fixed = what, buckets, row is not None
         if what == "latency":
             self.n = buckets.n
@@ -77,8 +79,6 @@ class _Rows:
                 raise ValueError(f"a subsecond row must be a whole number of ms that divides a second, "
                                  f"not {self.row / 1e6:g} ms")
             self.n = 1_000_000_000 // self.row
-        if what != "latency" and self.row < 1:
-            raise ValueError(f"rows must be at least 1 high, not {self.row}")
 
     def needs(self) -> set[str]:
         return {"latency": {"lat"}, "offset": {"offset"}, "subsecond": set()}[self.what]
@@ -125,7 +125,6 @@ def from_events(pieces: Iterable[Events], *, what: str = "latency", by: str | No
     rows = _Rows(what, buckets, row)
     col_ms = column_ms(col_s)
     accs: dict[str, Accumulator] = {}
-    labels_seen: list[str] = []
     other = False
 
     def acc(label: str) -> Accumulator:
@@ -156,8 +155,6 @@ def from_events(pieces: Iterable[Events], *, what: str = "latency", by: str | No
                 label, other = "other", True
             sel = d.codes == code
             acc(label).add_events(ev.t_ms[sel], r[sel], ev.where)
-            if label not in labels_seen:
-                labels_seen.append(label)
     edges = rows.edges()
     trim = trim or what == "offset"
     maps = {}
@@ -174,21 +171,11 @@ def from_events(pieces: Iterable[Events], *, what: str = "latency", by: str | No
             return HeatMap(e, np.zeros((0, len(e) - 1), np.int64), col_ms / 1000, t0_ms or 0, None,
                            tuple(sources), kind, "linear" if what != "latency" else buckets.scale, True, [], what)
         return maps[""]
-    if trim and maps:   # drill-down maps share rows too
-        top = max(m.n_buckets for m in maps.values())
-        maps = {k: _rows_to(m, top) for k, m in maps.items()}
+    if trim and maps:   # drill-down maps share rows too: the tallest one's
+        tall = max((m.edges_ns for m in maps.values()), key=len)
+        maps = {k: pad_rows(m, tall) for k, m in maps.items()}
     out = aligned(maps)
     return dict(sorted(out.items(), key=lambda kv: (kv[0] == "other", -kv[1].total, kv[0])))
-
-
-def _rows_to(hm: HeatMap, n: int) -> HeatMap:
-    if hm.n_buckets == n:
-        return hm
-    from dataclasses import replace
-    counts = np.zeros((hm.n_columns, n), np.int64)
-    counts[:, :hm.n_buckets] = hm.counts
-    step = int(hm.edges_ns[1] - hm.edges_ns[0])
-    return replace(hm, edges_ns=np.arange(n + 1, dtype=np.int64) * step, counts=counts)
 
 
 def _filtered(pieces: Iterator[Events], want: int | None) -> Iterator[Events]:

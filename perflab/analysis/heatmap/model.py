@@ -18,7 +18,7 @@ import pandas as pd
 
 from perflab.fio.logs import FioLogError
 
-__all__ = ["HeatMap", "merge", "aligned", "column_ms", "column_seconds", "Y_KINDS"]
+__all__ = ["HeatMap", "merge", "aligned", "pad_rows", "column_ms", "column_seconds", "Y_KINDS"]
 
 #: What a map's rows can count: latency (ns), disk offset (bytes), time within the second (ns).
 Y_KINDS = ("latency", "offset", "subsecond")
@@ -315,13 +315,22 @@ def aligned(maps: dict[str, HeatMap]) -> dict[str, HeatMap]:
 def _pad_buckets(a: HeatMap, b: HeatMap) -> tuple[HeatMap, HeatMap]:
     """Linear maps trimmed to their data: extend the shorter one with empty buckets."""
     short, long_ = (a, b) if len(a.edges_ns) < len(b.edges_ns) else (b, a)
-    n = len(short.edges_ns)
-    if not np.array_equal(long_.edges_ns[:n], short.edges_ns) or short.overflow.any():
-        raise ValueError("cannot merge heat maps with different bucket edges")
-    counts = np.zeros((short.n_columns, long_.n_buckets), np.int64)
-    counts[:, :short.n_buckets] = short.counts
-    padded = replace(short, edges_ns=long_.edges_ns.copy(), counts=counts)
+    padded = pad_rows(short, long_.edges_ns)
     return (padded, long_) if short is a else (long_, padded)
+
+
+def pad_rows(hm: HeatMap, edges_ns: np.ndarray) -> HeatMap:
+    """The map on taller rows ``edges_ns`` that begin with its own (empty rows added on top), for
+    maps trimmed to different heights; refuses other edges, or a map with I/Os above its top."""
+    n = len(hm.edges_ns)
+    if len(edges_ns) < n or not np.array_equal(edges_ns[:n], hm.edges_ns) or \
+            (len(edges_ns) > n and hm.overflow.any()):
+        raise ValueError("cannot merge heat maps with different bucket edges")
+    if len(edges_ns) == n:
+        return hm
+    counts = np.zeros((hm.n_columns, len(edges_ns) - 1), np.int64)
+    counts[:, :hm.n_buckets] = hm.counts
+    return replace(hm, edges_ns=np.array(edges_ns, np.int64), counts=counts)
 
 
 def column_ms(col_s: float) -> int:

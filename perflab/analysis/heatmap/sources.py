@@ -158,7 +158,7 @@ def _pieces(path: Path, chunk_bytes: int) -> Iterator[np.ndarray]:
 def _numba_tables(path: Path, nf: int, keep: list[int], chunk_bytes: int, bucket=None) -> Iterator[np.ndarray]:
     """Columns ``keep`` of each piece, parsed two pieces at a time on two threads, in file order."""
     outs: list[np.ndarray] = []   # output arrays reused in turn, like the pieces' buffers
-    turn = [0]
+    turn = 0
 
     def parse(piece, out):
         out, n = scan_fields(piece, nf, keep, bucket, out)
@@ -172,8 +172,8 @@ def _numba_tables(path: Path, nf: int, keep: list[int], chunk_bytes: int, bucket
             for piece in _pieces(path, chunk_bytes):
                 if len(outs) < 6:
                     outs.append(np.empty((len(keep), (chunk_bytes + (64 << 10)) // (2 * nf) + 1), np.int64))
-                out = outs[turn[0] % len(outs)]
-                turn[0] += 1
+                out = outs[turn % len(outs)]
+                turn += 1
                 pending.append(pool.submit(parse, piece, out))
                 if len(pending) >= 3:
                     yield pending.pop(0).result()

@@ -42,22 +42,41 @@ PIECE_LINES = 200_000
 
 
 class _Piece:
-    """Columns of one piece being read: times, latencies, offsets, dimension labels."""
+    """The columns of the piece being read (times and latencies in ns, offsets, dimension labels),
+    handed on as :class:`Events` every :data:`PIECE_LINES` I/Os and at the end."""
 
-    def __init__(self, dims: list[str]):
+    def __init__(self, dims: list[str], where: str, has_offset: bool):
+        self.dims, self.where, self.has_offset = dims, where, has_offset
+        self._clear()
+
+    def _clear(self) -> None:
         self.t: list[int] = []
         self.lat: list[int] = []
         self.off: list[int] = []
-        self.dims = {d: [] for d in dims}
+        self.labels: dict[str, list[str]] = {d: [] for d in self.dims}
 
-    def events(self, where: str, has_offset: bool) -> Events:
+    def add(self, t_ns: int, lat_ns: int, offset: int, labels) -> bool:
+        """Add one I/O (``labels`` in the order of ``dims``); True when the piece is full."""
+        self.t.append(t_ns)
+        self.lat.append(lat_ns)
+        self.off.append(offset)
+        for d, v in zip(self.dims, labels):
+            self.labels[d].append(v)
+        return len(self.t) >= PIECE_LINES
+
+    def flush(self) -> Iterator[Events]:
+        """The piece as Events (nothing when it is empty), and a new, empty piece."""
+        if not self.t:
+            return
         dims = {}
-        for name, vals in self.dims.items():
+        for name, vals in self.labels.items():
             labels, codes = np.unique(np.array(vals, dtype=object).astype(str), return_inverse=True)
             dims[name] = Dim(codes.astype(np.int64), tuple(str(x) for x in labels))
         t = np.array(self.t, np.int64)
-        return Events(t // 1_000_000, np.array(self.lat, np.int64),
-                      np.array(self.off, np.int64) if has_offset else None, dims, where)
+        ev = Events(t // 1_000_000, np.array(self.lat, np.int64),
+                    np.array(self.off, np.int64) if self.has_offset else None, dims, self.where)
+        self._clear()
+        yield ev
 
 
 def _bad(path, lineno: int, line: str, what: str) -> FioLogError:
@@ -84,7 +103,7 @@ def _bpftrace(path: Path) -> Iterator[Events]:
             if len(parts) != len(names):
                 raise _bad(path, lineno, line, f"{len(parts)} fields, the header names {len(names)}")
             if piece is None:
-                piece = _Piece([n for n in names[2:] if n != "offset_bytes"])
+                piece = _Piece([n for n in names[2:] if n != "offset_bytes"], str(path), "offset_bytes" in names)
             try:
                 t, lat = int(parts[0]), int(parts[1])
                 off = int(parts[names.index("offset_bytes")]) if "offset_bytes" in names else 0
@@ -92,17 +111,10 @@ def _bpftrace(path: Path) -> Iterator[Events]:
                 raise _bad(path, lineno, line, "not time_ns latency_ns as integers") from None
             if t < 0 or lat < 0:
                 raise _bad(path, lineno, line, "a negative time or latency")
-            piece.t.append(t)
-            piece.lat.append(lat)
-            piece.off.append(off)
-            for n, v in zip(names[2:], parts[2:]):
-                if n != "offset_bytes":
-                    piece.dims[n].append(v)
-            if len(piece.t) >= PIECE_LINES:
-                yield piece.events(str(path), "offset_bytes" in names)
-                piece = _Piece(list(piece.dims))
-    if piece is not None and piece.t:
-        yield piece.events(str(path), "offset_bytes" in (names or []))
+            if piece.add(t, lat, off, [v for n, v in zip(names[2:], parts[2:]) if n != "offset_bytes"]):
+                yield from piece.flush()
+    if piece is not None:
+        yield from piece.flush()
 
 
 _BIOSNOOP_TAIL = ("DISK", "T", "SECTOR", "BYTES")
@@ -110,7 +122,7 @@ _BIOSNOOP_TAIL = ("DISK", "T", "SECTOR", "BYTES")
 
 def _biosnoop(path: Path) -> Iterator[Events]:
     header: list[str] | None = None
-    piece = _Piece(["comm", "pid", "disk", "op"])
+    piece = _Piece(["comm", "pid", "disk", "op"], str(path), True)
     with open_log(path) as f:
         for lineno, raw in enumerate(f, 1):
             line = raw.decode(errors="replace")
@@ -140,18 +152,11 @@ def _biosnoop(path: Path) -> Iterator[Events]:
                 int(row["PID"])
             except ValueError:
                 raise _bad(path, lineno, line, "TIME(s), PID, SECTOR or LAT(ms) is not a number") from None
-            piece.t.append(t_ns)
-            piece.lat.append(lat_ns)
-            piece.off.append(off)
-            for d, k in (("comm", "COMM"), ("pid", "PID"), ("disk", "DISK"), ("op", "T")):
-                piece.dims[d].append(row[k])
-            if len(piece.t) >= PIECE_LINES:
-                yield piece.events(str(path), True)
-                piece = _Piece(list(piece.dims))
+            if piece.add(t_ns, lat_ns, off, [row[k] for k in ("COMM", "PID", "DISK", "T")]):
+                yield from piece.flush()
     if header is None:
         raise FioLogError(f"{path}: no biosnoop header (TIME(s) COMM PID DISK T SECTOR BYTES ... LAT(ms))")
-    if piece.t:
-        yield piece.events(str(path), True)
+    yield from piece.flush()
 
 
 # dev cpu seq time pid action rwbs sector + blocks [comm or error]
@@ -163,7 +168,7 @@ _BLK_TRAILER = re.compile(r"^(CPU\d+|Total)\b|^\s+[A-Za-z][A-Za-z ]*:|^\s*Events
 
 def _blkparse(path: Path) -> Iterator[Events]:
     issued: dict[tuple[str, int], tuple[int, str]] = {}
-    piece = _Piece(["disk", "op", "comm"])
+    piece = _Piece(["disk", "op", "comm"], str(path), True)
     with open_log(path) as f:
         for lineno, raw in enumerate(f, 1):
             line = raw.decode(errors="replace")
@@ -181,16 +186,9 @@ def _blkparse(path: Path) -> Iterator[Events]:
                 issued[key] = (t_ns, note or "")
             elif action == "C" and key in issued:
                 t0, comm = issued.pop(key)
-                piece.t.append(t_ns)
-                piece.lat.append(t_ns - t0)
-                piece.off.append(int(sector) * 512)
-                for d, v in (("disk", dev), ("op", rwbs), ("comm", comm)):
-                    piece.dims[d].append(v)
-                if len(piece.t) >= PIECE_LINES:
-                    yield piece.events(str(path), True)
-                    piece = _Piece(list(piece.dims))
-    if piece.t:
-        yield piece.events(str(path), True)
+                if piece.add(t_ns, t_ns - t0, int(sector) * 512, [dev, rwbs, comm]):
+                    yield from piece.flush()
+    yield from piece.flush()
 
 
 def trace_events(path: str | os.PathLike, form: str) -> Iterator[Events]:
