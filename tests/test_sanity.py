@@ -84,6 +84,22 @@ def test_client_bound_uses_the_cpu_share(tmp_path):
     assert tiny.saw["share_used"] == 1.0 and tiny.saw["device_busy"] == 0.5
 
 
+def test_client_bound_takes_the_kernels_throttle_count(tmp_path):
+    # Measured here (cpus=0.012, the host busy with two spinning loops): fio's own CPU figure was
+    # 0.72-0.77 of its share while the container's cpu.stat said it was held back in 98-99% of periods.
+    (tmp_path / "fio").mkdir()
+    held = "nr_periods 185\nnr_throttled 183\nthrottled_time 2723623342\n"
+    (tmp_path / "fio" / "x.cpu.stat").write_text(held)
+    fs = findings(tmp_path, [job("capped", cpu=(0.3, 0.6), **CLEAN)], {"*": {"cpus": 0.012, "device_iops": 2000}})
+    assert rules(fs, "capped") == ["client-bound"]
+    assert fs[0].saw["share_used"] == 0.75 and fs[0].saw["throttled_share"] == 0.99
+    assert "99% of scheduler periods" in fs[0].message
+    (tmp_path / "fio" / "x.cpu.stat").write_text("nr_periods 56\nnr_throttled 6\nthrottled_time 1\n")
+    assert findings(tmp_path, [job("capped", cpu=(0.3, 0.6), **CLEAN)], {"*": {"cpus": 0.012}}) == []
+    (tmp_path / "fio" / "x.cpu.stat").write_text("nr_periods 0\nnr_throttled 0\n")   # no quota: no word
+    assert sanity.throttled_share(tmp_path / "fio" / "x.cpu.stat") is None
+
+
 def test_too_short_applies_to_measurements_only(tmp_path):
     untimed = {"direct": "1", "size": "1g"}
     fs = findings(tmp_path, [job("short", runtime_ms=1000, **CLEAN), job("few", ios=20, **CLEAN),

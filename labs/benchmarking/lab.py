@@ -120,7 +120,9 @@ def load(data_dir: Path) -> dict:
     for job in ("peak", "steady"):
         logs = sorted(fdir.glob(f"{job}_bw.*.log*"))
         per_s[job] = fiolog.read_lat_log(logs[0]) if logs else None
-    return {"jobs": jobs, "per_s": per_s,
+    client_cpu_pct = sanity.job_stats(fiolog.read_fio_json(fdir / "client.json"))[0]["cpu_pct"]
+    return {"jobs": jobs, "per_s": per_s, "client_cpu_pct": client_cpu_pct,
+            "client_throttled": sanity.throttled_share(fdir / "client.cpu.stat"),
             "device_bytes": _blkio_read(fdir / "blkio.after") - _blkio_read(fdir / "blkio.before"),
             "payload_bytes": int(jobs["payload"].bw_bytes * jobs["payload"].runtime_ms / 1000)}
 
@@ -144,6 +146,8 @@ def summary(d: dict, p: dict) -> dict:
         "mbs_1byte": round(j["iops-1byte"].bw_bytes / 1e6, 3), "mbs_8k": round(j["iops-8k"].bw_bytes / 1e6, 1),
         "client_iops": round(j["client-bound"].iops),
         "client_vs_direct": round(j["client-bound"].iops / j["disk-direct"].iops, 2),
+        "client_cpu_share": round(d["client_cpu_pct"] / 100 / p["client_cpus"], 2),
+        "client_throttled": round(d["client_throttled"], 2) if d["client_throttled"] is not None else float("nan"),
         "short_iops": round(j["short"].iops),
         "peak_mbs": round(peak_mbs, 1), "peak_avg_mbs": round(j["peak"].bw_bytes / 1e6, 1),
         "peak_ratio": round(peak_mbs / (j["peak"].bw_bytes / 1e6), 2),

@@ -12,7 +12,9 @@ saw (numbers) and why that matters:
                           any disk, a rate above the device's limit, or a buffered working set that
                           fits in memory
     cache-read-from-disk  a job declared to read from a cache waited like a disk
-    client-bound          fio used (nearly) all the CPU it had: the client, not the target, set the pace
+    client-bound          fio used (nearly) all the CPU it had, or the kernel held its container back
+                          in most scheduler periods (NAME.cpu.stat beside the report, written by
+                          perflab.fio.jobs under a CPU limit): the client, not the target, set the pace
     too-short             a measured interval under MIN_RUNTIME_S seconds or MIN_IOS I/Os
     peak-vs-average       the busiest second (or fio sample) was PEAK_RATIO x the run's average rate
     no-latency            IOPS without latency: fio recorded no completion latency
@@ -43,6 +45,7 @@ from perflab.fio import logs as fiolog
 DISK_FLOOR_NS = 20_000      # no disk, even a fast SSD, answers a random read in under 20 us
 CACHE_CEILING_NS = 1_000_000  # a cache hit that takes over 1 ms was not a cache hit
 CPU_BOUND = 0.8             # share of the CPU fio could have used
+THROTTLED = 0.5             # share of scheduler periods in which the kernel held fio's container back
 MIN_RUNTIME_S = 5.0
 MIN_IOS = 100
 PEAK_RATIO = 1.5
@@ -132,6 +135,18 @@ def job_stats(result: dict) -> list[dict]:
                 "timed": "runtime" in opts,
             })
     return rows
+
+
+def throttled_share(path: Path) -> float | None:
+    """From a cgroup `cpu.stat` (v1 or v2: `nr_periods N`, `nr_throttled N` lines): the share of the
+    container's scheduler periods in which it hit its CPU quota. None without the file or periods."""
+    try:
+        lines = Path(path).read_text().split("\n")
+    except OSError:
+        return None
+    d = dict(ln.split()[:2] for ln in lines if len(ln.split()) == 2 and ln.split()[1].isdigit())
+    periods = int(d.get("nr_periods", 0))
+    return int(d.get("nr_throttled", 0)) / periods if periods else None
 
 
 def intents_from_jobfile(path: Path) -> dict[str, str]:
@@ -236,13 +251,17 @@ def _client_bound(st, ctx, src, log_dir) -> Finding | None:
     cpus = ctx.cpus or os.cpu_count() or 1
     share = min(1.0, cpus)  # one fio job is one thread: at most one CPU
     frac = st["cpu_pct"] / 100 / share
-    if frac < CPU_BOUND or ctx.intent == "cpu":
+    held = st.get("throttled_share")
+    if ctx.intent == "cpu" or (frac < CPU_BOUND and (held is None or held < THROTTLED)):
         return None
     saw = {"cpu_pct": round(st["cpu_pct"], 1), "cpus": cpus, "share_used": round(frac, 2)}
     extra = ""
+    if held is not None:
+        saw["throttled_share"] = round(held, 2)
+        extra = f"; the kernel held its container at the CPU limit in {100 * held:.0f}% of scheduler periods"
     if ctx.device_iops and st["iops"] <= OVER_LIMIT * ctx.device_iops:  # else memory served it
         saw["device_busy"] = round(st["iops"] / ctx.device_iops, 2)
-        extra = f"; the device ran at {100 * st['iops'] / ctx.device_iops:.0f}% of its limit"
+        extra += f"; the device ran at {100 * st['iops'] / ctx.device_iops:.0f}% of its limit"
     return _f("client-bound", src, st, saw,
               f"fio used {st['cpu_pct']:.1f}% of a CPU, {100 * frac:.0f}% of the "
               f"{share:g} CPU it could use{extra}",
@@ -358,7 +377,9 @@ def review(run_dir: Path, declared: dict | None = None, memory_bytes: int | None
         except fiolog.FioOutputError:
             continue
         per_job, base = _contexts(declared, intents_from_jobfile(rep.with_suffix(".fio")))
+        held = throttled_share(rep.with_suffix(".cpu.stat"))
         for st in job_stats(result):
+            st["throttled_share"] = held
             ctx = per_job.get(st["job"], base)
             if ctx.memory_bytes is None or ctx.cpus is None:
                 ctx = JobContext(**{**asdict(ctx), "memory_bytes": ctx.memory_bytes or memory_bytes,

@@ -98,6 +98,10 @@ class JobFile:
         return [s for s in self.sections if s != "global"]
 
 
+# the container's own cpu.stat: cgroup v1 (Docker mounts the container's group at cpu/) or v2
+CPU_STAT = "/sys/fs/cgroup/cpu/cpu.stat /sys/fs/cgroup/cpu.stat"
+
+
 def version(topo, image: str) -> str:
     """fio's version inside `image` ("fio-3.33"), for a run's provenance: the fio that did the I/O."""
     return topo.run(image, "fio-version", ["fio", "--version"], network_mode="none").strip()
@@ -106,11 +110,17 @@ def version(topo, image: str) -> str:
 def run_in_container(topo, image: str, job: Path, out_dir: Path, name: str, *, volumes=None,
                      timeout: float | None = None, extra_args=(), **kw) -> Path:
     """Run `fio job` in a container of `topo` with out_dir mounted as its working directory /out,
-    so the JSON result (NAME.json) and every log land in out_dir. Returns the JSON's path."""
+    so the JSON result (NAME.json) and every log land in out_dir. Returns the JSON's path.
+
+    Under a CPU limit (`nano_cpus` or `cpu_quota`), the container's scheduler statistics are saved
+    after fio as NAME.cpu.stat (cgroup v1 or v2 `cpu.stat`: periods, and periods the kernel held
+    the container back), so that the sanity rule client-bound has the kernel's word beside fio's."""
     out_dir = Path(out_dir)
     rel = Path(job).resolve().relative_to(out_dir.resolve())
     vols = {str(out_dir.resolve()): {"bind": "/out", "mode": "rw"}, **(volumes or {})}
     cmd = ["fio", "--output-format=json", f"--output={name}.json", *extra_args, str(rel)]
+    if kw.get("nano_cpus") or kw.get("cpu_quota"):
+        cmd = ["sh", "-c", f'"$@"; rc=$?; cat {CPU_STAT} > {name}.cpu.stat 2>/dev/null; exit $rc', "fio", *cmd]
     output = topo.run(image, name, cmd, volumes=vols, working_dir="/out", timeout=timeout,
                       network_mode="none", **kw)
     (out_dir / f"{name}.stdout.txt").write_text(output)

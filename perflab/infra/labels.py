@@ -26,13 +26,19 @@ def labels(run_id: str, lab: str | None = None) -> dict:
     return d
 
 
+def _containers(client, f) -> list:
+    """Labelled containers, running or not. A container removed between Docker's list and the
+    inspection that follows it (a lab cleaning up while we look) is skipped, not an error."""
+    return client.containers.list(all=True, filters=f, ignore_removed=True)
+
+
 def run_dirs_by_run(client) -> dict[str, str]:
     """{run id: run directory} from the labels of every labelled object that names one."""
     if client is None:
         return {}
     f = _label_filter(None)
     out = {}
-    objs = [c.labels for c in client.containers.list(all=True, filters=f)]
+    objs = [c.labels for c in _containers(client, f)]
     objs += [(o.attrs.get("Labels") or {}) for o in (*client.networks.list(filters=f), *client.volumes.list(filters=f))]
     for lb in objs:
         if lb.get(LABEL_RUN_DIR) and lb.get(LABEL_RUN):
@@ -62,7 +68,7 @@ def docker_objects(client, run_id: str | None = None) -> list[tuple[str, str, st
         return []
     f = _label_filter(run_id)
     out = []
-    for c in client.containers.list(all=True, filters=f):
+    for c in _containers(client, f):
         out.append(("container", c.name, c.labels.get(LABEL_RUN, "")))
     for n in client.networks.list(filters=f):
         out.append(("network", n.name, (n.attrs.get("Labels") or {}).get(LABEL_RUN, "")))
@@ -79,7 +85,7 @@ def remove_docker_objects(client, run_id: str | None = None, skip_runs: set[str]
 
     f = _label_filter(run_id)
     failed = []
-    kinds = (("container", client.containers.list(all=True, filters=f), {"force": True, "v": True}),
+    kinds = (("container", _containers(client, f), {"force": True, "v": True}),
              ("network", client.networks.list(filters=f), {}),
              ("volume", client.volumes.list(filters=f), {"force": True}))
     for kind, objs, kw in kinds:
