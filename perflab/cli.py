@@ -8,6 +8,8 @@
     perflab grade --key KEY SUBMISSION | --class DIR       mark submissions against the key
     perflab heatmap LOG... [--html OUT] [--csv OUT] [--save OUT.npz]   (or MAP.npz... --merge)
                   [--trace bpftrace|biosnoop|blkparse] [--map latency|offset|subsecond] [--by DIM]
+    perflab compare RUN_A RUN_B [--noise RUN...] [--html OUT]   did the latencies move beyond
+                                          run-to-run noise? (exit 0 same within noise, 1 differs)
     perflab clean [--check] [--run ID]    remove what runs left behind (labelled or recorded only)
     perflab doctor                        what this machine can run
     perflab images [NAME...]              build the lab images
@@ -156,6 +158,23 @@ def _heatmap(m, args) -> int:
         print(f"{f'{args.by}={k}: ' if k else ''}{hm.total} I/Os in {hm.counts.shape[0]} columns x "
               f"{hm.counts.shape[1]} {rows}", file=sys.stderr)
     return 0
+
+
+def _compare(m, args) -> int:
+    from perflab.analysis import difference
+    from perflab.errors import EXIT_CHECK, EXIT_OK
+    from perflab.run import comparison, record
+
+    if not args.col > 0:
+        raise Refused(f"--col {args.col:g}: a column must last more than 0 s")
+    d = comparison.compare_runs(m, args.run_a, args.run_b, noise=args.noise, col_s=args.col)
+    if args.html:
+        try:
+            record.write_text_atomic(args.html, difference.page(d))
+        except OSError as e:
+            raise Refused(f"--html {args.html}: cannot write: {e.strerror or e}") from None
+    print(d.text())
+    return EXIT_CHECK if d.verdict == difference.DIFFERS else EXIT_OK
 
 
 def _clean(m, args) -> int:
@@ -314,6 +333,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--row", type=float, help="row height: bytes for --map offset (default: grown from 4 KiB to fit "
                    "256 rows), ms for --map subsecond (default 20)")
     p.set_defaults(fn=_heatmap)
+    p = sub.add_parser("compare", help="two runs' latency distributions: do they differ beyond run-to-run noise? "
+                       "(exit 0 same within noise, 1 differs, 2 refused)")
+    p.add_argument("run_a", metavar="RUN_A", help="a run directory, a lab name (its reference) or a saved map (.npz)")
+    p.add_argument("run_b", metavar="RUN_B", help="the same kinds; a run of the same lab")
+    p.add_argument("--noise", nargs="+", metavar="RUN", help="runs of one setup that differ only by chance "
+                   "(default: RUN_A's lab's reference and its recorded repeats)")
+    p.add_argument("--html", metavar="OUT", help="a standalone page: both maps, the difference map, the metrics")
+    p.add_argument("--col", type=float, default=1.0, help="column width in seconds (default 1)")
+    p.set_defaults(fn=_compare)
     p = sub.add_parser("clean", help="remove what runs left behind")
     p.add_argument("--check", action="store_true", help="only list leftovers; exit 1 if any")
     p.add_argument("--run", help="only this run id")

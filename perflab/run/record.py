@@ -29,12 +29,16 @@ STATUSES = ("incomplete", "complete", "failed")
 
 
 def write_json_atomic(path: Path, data) -> None:
+    write_text_atomic(path, json.dumps(data, indent=2, sort_keys=False, default=_jsonable) + "\n")
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """`text` to `path` all or nothing: a temporary file beside it, synced, renamed into place."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", dir=path.parent)
     try:
         with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=2, sort_keys=False, default=_jsonable)
-            f.write("\n")
+            f.write(text)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)
