@@ -5,7 +5,8 @@ anything but file:/data:/blob: URLs, no console error or uncaught exception, eve
 the page source drawn (an SVG with its traces), the "your run vs reference vs 2009" panel on every
 chapter book.toml marks `case_study = true`, previous/next links in book order and a table of
 contents that reaches every chapter. The book's search page, opened from file://, finds a word
-only one chapter contains. Screenshots and a report land in test-artifacts/browser/."""
+only one chapter contains, and a chapter's link to a glossary term lands on that term's definition.
+Screenshots and a report land in test-artifacts/browser/."""
 import dataclasses
 import html as html_mod
 import json
@@ -117,6 +118,20 @@ def test_search_finds_a_word_only_one_chapter_has(built_book, manifest):
     assert not rep.external_requests and not rep.problems, (rep.external_requests, rep.problems)
 
 
+@pytest.mark.slow
+@needs_chromium
+def test_a_term_link_leads_to_its_definition(built_book, manifest):
+    """The first chapter that links a glossary term: clicking its first such link opens the glossary
+    at that term, with its definition beside it."""
+    chapter = browser.first_page_with_term_links(built_book, manifest.chapters)
+    assert chapter is not None, f"no chapter of the built book links a glossary term ({browser.TERM_LINK})"
+    rep = browser.follow_term_link(built_book, chapter.file, log=OUT / "chromium-term.log")
+    (OUT / "term-link.json").write_text(json.dumps({"chapter": chapter.id, **dataclasses.asdict(rep)}, indent=1))
+    assert not rep.failures(), rep.failures()
+    assert rep.landed.split("#")[0] == browser.chapter_url(built_book, manifest.chapter("glossary").file)
+    assert rep.term and rep.definition, rep
+
+
 def test_case_study_chapters_call_compare(manifest):
     """Fast, without a build: every case-study chapter's source calls the panel."""
     for c in manifest.chapters:
@@ -150,6 +165,29 @@ def test_the_checker_sees_what_is_wrong(tmp_path):
     fails = rep.failures(need_panel=True)
     assert len(fails) == 4, fails  # requests, console, figures, panel
     assert (tmp_path / "bad.png").stat().st_size > 1000
+
+
+@needs_chromium
+def test_the_term_link_check_sees_a_broken_link(tmp_path):
+    """follow_term_link passes a link to a glossary's <dt> and fails one to an id that is missing,
+    one to an element that is not a glossary term, and a page with no term link."""
+    d = tmp_path / "chapters"
+    d.mkdir()
+    (d / "glossary.html").write_text(
+        '<html><body><div style="height:3000px"></div><dl class="simple glossary">'
+        '<dt id="term-ARC">ARC</dt><dd><p>ZFS\'s read cache.</p></dd></dl>'
+        '<p id="term-note">not a term</p><div style="height:3000px"></div></body></html>')
+    for name, href in (("good", "glossary.html#term-ARC"), ("missing", "glossary.html#term-ZIL"),
+                       ("para", "glossary.html#term-note"), ("none", "elsewhere.html")):
+        (d / f"{name}.html").write_text(f'<html><body><p>The <a href="{href}">ARC</a>.</p></body></html>')
+    good = browser.follow_term_link(tmp_path, d.relative_to(tmp_path) / "good.md")
+    assert good.failures() == [] and good.term == "ARC" and good.definition == "ZFS's read cache.", good
+    missing = browser.follow_term_link(tmp_path, d.relative_to(tmp_path) / "missing.md")
+    assert any("has the id #term-ZIL" in f for f in missing.failures()), missing
+    para = browser.follow_term_link(tmp_path, d.relative_to(tmp_path) / "para.md")
+    assert any("not a term of a glossary" in f for f in para.failures()), para
+    none = browser.follow_term_link(tmp_path, d.relative_to(tmp_path) / "none.md")
+    assert any("no link to a glossary term" in f for f in none.failures()), none
 
 
 def test_case_study_needs_a_lab(tmp_path):

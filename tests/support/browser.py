@@ -10,7 +10,8 @@ websocket library is needed), and the checks that the built book works offline a
 
 `check_page` waits until every plotly figure of a page is drawn and says what is wrong with it (a
 request that would leave the machine, a console error, an undrawn figure, a missing comparison
-panel). tests/test_browser.py runs it on every chapter of the built book.
+panel). tests/test_browser.py runs it on every chapter of the built book. `follow_term_link` clicks a
+chapter's first link to the glossary and checks that it lands on the term's definition.
 """
 from __future__ import annotations
 
@@ -456,6 +457,16 @@ def chapter_url(html_dir: Path, chapter_file: Path) -> str:
     return (Path(html_dir) / Path(chapter_file).with_suffix(".html")).resolve().as_uri()
 
 
+def first_page_with_term_links(html_dir: Path, chapters: list):
+    """The first chapter (in book order, the glossary itself aside) whose built page links to a
+    glossary term; None if none does."""
+    for c in chapters:
+        page = Path(html_dir) / Path(c.file).with_suffix(".html")
+        if c.id != "glossary" and page.is_file() and 'glossary.html#term-' in page.read_text():
+            return c
+    return None
+
+
 def check_book(html_dir: Path, chapters: list, shots: Path | None = None, log: Path | None = None,
                timeout: float = 30.0) -> BookReport:
     """Open the built book at its index.html, check every page while clicking "next" through it, and
@@ -503,6 +514,73 @@ def check_book(html_dir: Path, chapters: list, shots: Path | None = None, log: P
     return BookReport(pages, walk, fails)
 
 
+#: A link that Sphinx's {term} role made: to the glossary page, at the id of the term's <dt>.
+TERM_LINK = 'a[href*="glossary.html#term-"]'
+#: JavaScript: what the page shows at its URL's fragment: [tag, text, inside a glossary's <dl>, its
+#: definition's text (the <dd> after the term's <dt> and any others naming the same entry), top of
+#: the element relative to the viewport, the viewport's height]; null when no element has that id.
+TERM_TARGET_JS = r"""(() => {
+  const id = decodeURIComponent(location.hash.slice(1));
+  const e = id && document.getElementById(id);
+  if (!e) return null;
+  let dd = e.nextElementSibling;
+  while (dd && dd.tagName === 'DT') dd = dd.nextElementSibling;
+  return [e.tagName, e.innerText.trim(), !!e.closest('dl.glossary'), dd && dd.tagName === 'DD' ? dd.innerText.trim() : '',
+          e.getBoundingClientRect().top, window.innerHeight];
+})()"""
+
+
+@dataclass
+class TermLinkReport:
+    page: str                          # the chapter the link was on
+    href: str | None = None            # where the link pointed
+    landed: str | None = None          # the URL the browser reached by clicking it
+    term: str = ""                     # the <dt> the fragment names, as shown
+    definition: str = ""               # its <dd>
+    problems: list[str] = field(default_factory=list)
+
+    def failures(self) -> list[str]:
+        return list(self.problems)
+
+
+def follow_term_link(html_dir: Path, chapter_file: Path, log: Path | None = None,
+                     timeout: float = 30.0) -> TermLinkReport:
+    """Open a chapter of the built book, click its first link to a glossary term and check where it
+    lands: the glossary page, scrolled to a term of its glossary (a <dt> with the link's id), with a
+    definition, and without console errors or requests off the machine."""
+    url = chapter_url(html_dir, chapter_file)
+    glossary = (Path(html_dir).resolve() / Path(chapter_file).parent / "glossary.html").as_uri()
+    rep = TermLinkReport(url)
+    with Chromium(log=log) as b:
+        page = b.new_page()
+        page.goto(url, timeout)
+        rep.href = page.evaluate(f"document.querySelector({json.dumps(TERM_LINK)})?.href ?? null")
+        if not rep.href:
+            rep.problems.append(f"no link to a glossary term ({TERM_LINK}) on {url}")
+            return rep
+        page.click(TERM_LINK, timeout)
+        page.wait_for("document.readyState === 'complete'", timeout)
+        rep.landed = page.url
+        if rep.landed.split("#")[0] != glossary:
+            rep.problems.append(f"the link {rep.href} led to {rep.landed}, not to {glossary}")
+        if rep.landed != rep.href:
+            rep.problems.append(f"the link {rep.href} led to {rep.landed}")
+        target = page.evaluate(TERM_TARGET_JS)
+        if target is None:
+            rep.problems.append(f"nothing on {rep.landed.split('#')[0]} has the id #{rep.landed.partition('#')[2]}")
+        else:
+            tag, rep.term, in_glossary, rep.definition, top, height = target
+            if tag != "DT" or not in_glossary:
+                rep.problems.append(f"#{rep.landed.partition('#')[2]} is a <{tag.lower()}>, not a term of a glossary")
+            if not rep.term or not rep.definition:
+                rep.problems.append(f"the term {rep.term!r} has no definition beside it")
+            if not 0 <= top < height:
+                rep.problems.append(f"the page did not scroll to the term (its top at {top:.0f} px, window {height} px)")
+        rep.problems += [f"requests that leave the machine: {u}" for u in page.requests if not local(u)]
+        rep.problems += [f"console: {p}" for p in page.problems]
+    return rep
+
+
 def search(html_dir: Path, word: str, log: Path | None = None, timeout: float = 30.0) -> tuple[list[str], PageReport]:
     """Run the book's own search page (file://, offline) for `word`: the result URLs, and what the
     search page did (requests, console errors)."""
@@ -535,8 +613,10 @@ def main(argv: list[str] | None = None) -> int:
     if not (html / "index.html").is_file():
         print(f"no built book at {html} (make book builds one)", file=sys.stderr)
         return 2
+    term_page = first_page_with_term_links(html, m.chapters)
     try:
         rep = check_book(html, m.chapters, Path(args.shots) if args.shots else None)
+        term = follow_term_link(html, term_page.file) if term_page else None
     except BrowserError as e:
         print(f"browser: {e}", file=sys.stderr)
         return 2
@@ -544,9 +624,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{url.rsplit('/', 1)[-1]:28} figures {p.figures_drawn}/{p.figures_in_source} drawn, "
               f"panels {p.compare_panels}, requests off the machine {len(p.external_requests)}, "
               f"console errors {len(p.problems)}, {p.seconds:.1f} s")
-    for f in rep.failures:
+    failures = list(rep.failures)
+    if term is None:
+        failures.append(f"no chapter links to a glossary term ({TERM_LINK})")
+    else:
+        print(f"term link on {term_page.id}: {term.href.rsplit('/', 1)[-1]} -> {term.landed.rsplit('/', 1)[-1]}, "
+              f"the term {term.term!r}")
+        failures += [f"{term_page.id}: {f}" for f in term.failures()]
+    for f in failures:
         print("FAIL", f)
-    return 1 if rep.failures else 0
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
