@@ -22,8 +22,18 @@ def test_reference_panel_shows_recomputed_metrics_and_2009(manifest):
 
 
 def test_live_panel_adds_your_run(manifest, tmp_path):
+    import shutil
+
     s = session.open("logzilla", run="reference", root=manifest.root)
     s.mode, s.preset = "live", "smoke"          # as a live run would be, without running anything
+    s.data_dir = tmp_path / "run"               # a copy of the reference stands in for the run's data
+    shutil.copytree(s.reference_dir(), s.data_dir)
     s.metrics = {"iops_ratio": 37.84}
-    t = s.compare([("IOPS gain", "iops_ratio", "{:.1f}x", "12x")], source="x").table()
-    assert t["IOPS gain"]["your run (smoke)"] == "37.8x"
+    p = s.compare([("IOPS gain", "iops_ratio", "{:.1f}x", "12x")], source="x")
+    assert p.table()["IOPS gain"]["your run (smoke)"] == "37.8x"
+    # below the panel: the run against the reference, I/O by I/O (logzilla has no repeats: no verdict)
+    assert 'class="perflab-difference"' in p.extras[0].data and "not weighed" in p.extras[0].data
+    assert (s.data_dir / "vs-reference.txt").read_text().splitlines()[-1] == "verdict: no verdict (no runs to measure the noise)"
+    assert (s.data_dir / "figures" / "vs-reference.html").is_file()
+    assert sorted(p.name for p in s.reference_dir().iterdir()) == sorted(p.name for p in s.data_dir.iterdir()
+                                                                        if p.name not in ("figures", "vs-reference.txt"))

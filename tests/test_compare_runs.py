@@ -129,6 +129,11 @@ def test_another_direct_share_differs_beyond_noise(docker_ok, artifacts):
             assert r.returncode in ((0, 1) if extra else (0,)), r.stderr[-2000:]
             runs.append(r.stdout.strip().splitlines()[-1])
             assert json.loads((Path(runs[-1]) / "run.json").read_text())["status"] == "complete"
+        # the chapter, run live, compared each run with the reference under its panel
+        for run in runs:
+            assert (Path(run) / "vs-reference.txt").read_text().strip().splitlines()[-1].startswith("verdict: ")
+            assert 'class=\\"perflab-difference\\"' in (Path(run) / "notebook.ipynb").read_text()
+            assert (Path(run) / "figures" / "vs-reference.html").is_file()
         r = perflab_cmd("compare", runs[0], runs[2], "--noise", runs[0], runs[1],
                         "--html", str(artifacts / "compare.html"))
         (artifacts / "compare.txt").write_text(r.stdout + r.stderr)
@@ -144,3 +149,61 @@ def test_another_direct_share_differs_beyond_noise(docker_ok, artifacts):
     finally:
         for run in runs:
             shutil.rmtree(run, ignore_errors=True)
+
+
+def _copy_as_run(lab: str, where: Path, repeat: str | None = None) -> Path:
+    src = ROOT / "data" / "reference" / lab
+    run = where / f"{lab}-run"
+    shutil.copytree(src / "repeats" / repeat if repeat else src, run, ignore=shutil.ignore_patterns("repeats"))
+    return run
+
+
+def test_a_live_run_against_the_reference_is_weighed_by_its_repeats(tmp_path):
+    """What a chapter run live shows under its panel: a repeat of the reference, as "your run", is
+    within the noise that the reference and its repeats measure (it is one of them)."""
+    from perflab.config import manifest
+
+    d = comparison.against_reference(manifest.load(ROOT), _copy_as_run("heatmaps", tmp_path, "2"), "heatmaps")
+    assert d.names == ("the reference", "your run") and d.noise_runs == 3
+    assert d.verdict == difference.SAME
+    html = d.summary_html("Your run against the reference")
+    assert 'class="perflab-difference"' in html and "same within noise" in html and "Not both" in html
+
+
+def test_without_repeats_the_distances_stand_without_a_verdict(tmp_path):
+    from perflab.config import manifest
+
+    m = manifest.load(ROOT)
+    assert not (ROOT / "data" / "reference" / "logzilla" / "repeats").exists()
+    d = comparison.against_reference(m, _copy_as_run("logzilla", tmp_path), "logzilla")
+    assert d.noise is None and d.verdict == difference.UNWEIGHED and d.distance == difference.Distance(0.0, 0.0)
+    assert "not weighed" in d.summary_html()
+    with pytest.raises(comparison.Refused, match="no recorded repeats"):   # the CLI still needs a yardstick
+        comparison.compare_runs(m, "logzilla", str(tmp_path / "logzilla-run"))
+
+
+def test_the_panel_shows_its_extras_after_itself():
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    from perflab.analysis.compare import Panel, Row
+
+    InteractiveShell.instance()
+    p = Panel(["reference (full)"], [Row("IOPS", "iops")], [["100"]], "a post", "a note")
+    p.extras = ["EXTRA"]
+    with capture_output() as out:
+        p._ipython_display_()
+    shown = [o.data for o in out.outputs]
+    assert 'class="perflab-compare"' in shown[0]["text/html"] and shown[1]["text/plain"] == "'EXTRA'"
+
+
+def test_the_difference_map_blanks_sparse_columns():
+    """A run's partial last second (a few I/Os) would swing its column's shares and the colour scale."""
+    a = hm({1024: 100}, cols=5)
+    b = hm({1024: 100}, cols=5)
+    b.counts[4, :] = 0
+    b.counts[4, int(np.flatnonzero(EDGES == 65536)[0])] = 2       # 2 I/Os, all slow
+    fig = difference.compare(a, b, []).figure()
+    z = np.array(fig.data[0].z, dtype=float)
+    assert np.isnan(z[:, 4]).all() and np.nanmax(np.abs(z)) == 0.0
+    assert "1 sparse column left blank" in fig.layout.title.text

@@ -8,6 +8,8 @@
 Columns: this run (live runs only), the reference run (in the book: recomputed from its raw data
 by the chapter; beside a live run: its run.json metrics), and the published figure. A metric a run does not have shows as "-", never as a guess. The panel is
 HTML with the class `perflab-compare` (the browser test looks for it on every case-study page).
+Below it a live run shows its latency distribution against the reference's (`perflab compare`;
+the session attaches it as the panel's ``extras``).
 """
 from __future__ import annotations
 
@@ -48,6 +50,16 @@ def reference_metrics(reference_dir: Path) -> tuple[dict, dict] | None:
 class Panel:
     def __init__(self, columns: list[str], rows: list[Row], values: list[list[str]], source: str, note: str):
         self.columns, self.rows, self.values, self.source, self.note = columns, rows, values, source, note
+        #: what a live run shows below the panel (its difference from the reference: HTML, a figure)
+        self.extras: list = []
+
+    def _ipython_display_(self) -> None:
+        """The panel, then its extras, each as its own output (a figure keeps its plotly renderer)."""
+        from IPython.display import display
+
+        display({"text/html": self._repr_html_(), "text/plain": repr(self)}, raw=True)
+        for x in self.extras:
+            display(x)
 
     def table(self) -> dict[str, dict[str, str]]:
         """{row label: {column: shown value}}: what the panel says, for tests and checks."""
@@ -82,7 +94,9 @@ def spread(values: list[dict], row: Row) -> str:
 
 
 def panel(session, rows: list[Row], source: str, year: int | str = 2009,
-          repeats: list[dict] | None = None) -> Panel:
+          repeats: list[dict] | None = None, latencies: bool = False) -> Panel:
+    """The panel; ``latencies``: the reference keeps fio latency logs, so a live run is also compared
+    with it I/O by I/O (the note in the book says so)."""
     ref = reference_metrics(session.reference_dir())
     columns, cols_vals = [], []
     if session.live:
@@ -122,5 +136,8 @@ def panel(session, rows: list[Row], source: str, year: int | str = 2009,
                 f"In the reference's {n} repeats, checks that failed: "
                 + "; ".join(f"'{k}' (repeat {', '.join(v)})" for k, v in failed.items()) + ". ")
     note += ("Ratios are what carry over between machines; absolute numbers belong to the hardware."
-            + ("" if session.live else f" Your own run adds a column: scripts/perflab run {session.lab.name} --preset smoke."))
+            + ("" if session.live else f" Your own run (scripts/perflab run {session.lab.name} --preset smoke) adds a column"
+               + ("." if not latencies else ", and below the panel its latencies against the reference's, I/O by I/O"
+                  + (", and whether they differ by more than the reference's runs differ from each other."
+                     if repeats else "."))))
     return Panel(columns, rows, values, source, note)

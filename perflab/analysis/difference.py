@@ -38,11 +38,13 @@ from perflab.analysis.heatmap.plot import row_labels
 from perflab.errors import Refused
 
 __all__ = ["Distance", "Band", "Difference", "compare", "page", "distance", "spread", "bands", "SchemeMismatch",
-           "BAND_MIN_SHARE", "SAME", "DIFFERS"]
+           "BAND_MIN_SHARE", "SAME", "DIFFERS", "UNWEIGHED"]
 
 #: a band is named when its share of I/Os changed by at least this much (1 percentage point)
 BAND_MIN_SHARE = 0.01
 SAME, DIFFERS = "same within noise", "differs"
+#: the verdict when no runs measured the noise: the distances stand alone
+UNWEIGHED = "no verdict (no runs to measure the noise)"
 #: diverging colours for the difference map: blue where B has the smaller share, red where larger
 DIVERGING = [[0.0, "#2166ac"], [0.25, "#92c5de"], [0.5, "#f7f7f7"], [0.75, "#f4a582"], [1.0, "#b2182b"]]
 
@@ -182,6 +184,13 @@ def column_shares(hm: HeatMap) -> np.ndarray:
         return np.where(n > 0, hm.counts / np.maximum(n, 1), np.nan)
 
 
+def _thin(hm: HeatMap, n: int, share: float = 0.1) -> np.ndarray:
+    """Which of the first n columns hold at most ``share`` of the median non-empty column's I/Os."""
+    per = hm.counts[:n].sum(axis=1) + hm.overflow[:n]
+    busy = per[per > 0]
+    return per <= share * (float(np.median(busy)) if len(busy) else 0.0)
+
+
 def _from_start(hm: HeatMap) -> HeatMap:
     """The map's columns from its first non-empty one."""
     nz = np.flatnonzero(hm.counts.any(axis=1) | (hm.overflow > 0))
@@ -223,7 +232,7 @@ class Difference:
     a: HeatMap
     b: HeatMap
     distance: Distance
-    noise: Distance
+    noise: Distance | None     # None: no noise runs, no verdict
     noise_runs: int
     bands: list[Band]
     metrics: pd.DataFrame = field(default_factory=lambda: metric_table({}, {}))
@@ -232,6 +241,8 @@ class Difference:
 
     @property
     def verdict(self) -> str:
+        if self.noise is None:
+            return UNWEIGHED
         return DIFFERS if self.distance.exceeds(self.noise) else SAME
 
     def text(self) -> str:
@@ -239,7 +250,7 @@ class Difference:
         lines = [f"A: {self.names[0]} ({self.a.total:,} I/Os)", f"B: {self.names[1]} ({self.b.total:,} I/Os)"]
         lines += [f"parameter {k}: {va} -> {vb}" for k, (va, vb) in self.params.items()]
         lines += [f"KS {d.ks:.4f} (noise {n.ks:.4f}); W1 {d.w1:.4f} octaves (noise {n.w1:.4f}); noise from "
-                  f"{self.noise_runs} runs"]
+                  f"{self.noise_runs} runs" if n else f"KS {d.ks:.4f}; W1 {d.w1:.4f} octaves; no runs measured the noise"]
         lines += [f"band {x.text()}" for x in self.bands] or ["no band moved by 1 point or more"]
         outside = self.metrics[self.metrics["B outside noise"] == True]   # noqa: E712 (None: no noise runs)
         lines += [f"metric {r.metric}: {r.A:g} -> {r.B:g} (noise {r['noise min']:g}-{r['noise max']:g})"
@@ -248,9 +259,31 @@ class Difference:
         lines.append(f"verdict: {self.verdict}")
         return "\n".join(lines)
 
-    def figure(self, title: bool = True):
+    def summary_html(self, what: str = "") -> str:
+        """The verdict and what moved, as a short HTML block (class ``perflab-difference``) for a
+        chapter's page; ``what`` names the comparison (default "B against A")."""
+        from html import escape
+
+        d, n = self.distance, self.noise
+        what = what or f"{self.names[1]} against {self.names[0]}"
+        head = (f"<p><b>{escape(what)}, I/O by I/O: {escape(self.verdict)}.</b> The two latency distributions "
+                f"are {d.ks:.3f} apart at their widest (KS: a share of the I/Os) and {d.w1:.2f} octaves apart on "
+                f"average (W1; 1 = twice as slow or fast)")
+        head += (f"; between {self.noise_runs} runs of one setup, at most {n.ks:.3f} and {n.w1:.2f}. "
+                 f"{'Both' if self.verdict == DIFFERS else 'Not both'} are beyond that noise.</p>" if n else
+                 ". No runs measured the noise (the reference has no recorded repeats), so these distances "
+                 "are not weighed.</p>")
+        items = [f"<li>{escape(x.text())}</li>" for x in self.bands] or ["<li>no latency band moved by 1 point "
+                                                                        "or more</li>"]
+        items += [f"<li>parameter {escape(k)}: {escape(str(va))} in {escape(self.names[0])}, {escape(str(vb))} in "
+                  f"{escape(self.names[1])}</li>" for k, (va, vb) in self.params.items()]
+        items += [f"<li>{escape(x.removeprefix('note: '))}</li>" for x in self.notes]
+        return f'<div class="perflab-difference">{head}<ul>{"".join(items)}</ul></div>'
+
+    def figure(self, title: bool | str = True):
         """The difference map: B's share of each column's I/Os minus A's, per latency bucket
-        (``title=False``: no title of its own, for a page that heads it)."""
+        (``title``: a title of the caller's; False: none, for a page that heads it; notes on what
+        the map leaves out are kept either way)."""
         import plotly.graph_objects as go
 
         a, b = _from_start(self.a), _from_start(self.b)
@@ -258,21 +291,30 @@ class Difference:
         a, b = a.rebin(wide), b.rebin(wide)
         n = min(a.n_columns, b.n_columns)
         diff = (column_shares(b)[:n] - column_shares(a)[:n]).T
+        # a column with a tenth of its run's usual I/Os or fewer (a run's partial first or last
+        # second) is left blank: a handful of I/Os would swing its shares, and the colour scale
+        thin = _thin(a, n) | _thin(b, n)
+        diff[:, thin] = np.nan
         rows = np.flatnonzero(a.counts[:n].any(axis=0) | b.counts[:n].any(axis=0))
         r0, r1 = (int(rows[0]), int(rows[-1]) + 1) if len(rows) else (0, 0)
         labels = row_labels("latency", a.edges_ns[r0:r1 + 1])
-        top = float(np.nanmax(np.abs(diff[r0:r1]))) if r1 > r0 and np.isfinite(diff[r0:r1]).any() else 1.0
+        top = float(np.nanmax(np.abs(diff[r0:r1]))) if r1 > r0 and np.isfinite(diff[r0:r1]).any() else 0.0
+        top = top or 0.01   # no difference at all: a scale still centred on 0
         x = np.arange(n) * wide / 1000
         fig = go.Figure(go.Heatmap(
             z=diff[r0:r1], x=x, y=labels, colorscale=DIVERGING, zmid=0, zmin=-top, zmax=top,
             colorbar=dict(title="B - A<br>share", orientation="h", y=-0.12, yanchor="top", len=0.6, thickness=14),
             hovertemplate="%{x} s, %{y}: B - A = %{z:.3f}<extra></extra>"))
         more = ""
+        if thin.any():
+            k = int(thin.sum())
+            more += f"<br><sub>{k} sparse column{'s' if k > 1 else ''} left blank (a tenth of the usual I/Os)</sub>"
         if a.n_columns != b.n_columns:
-            more = f"<br><sub>the first {n * wide / 1000:g} s of each run (A has {a.n_columns * wide / 1000:g} s, " \
+            more += f"<br><sub>the first {n * wide / 1000:g} s of each run (A has {a.n_columns * wide / 1000:g} s, " \
                    f"B {b.n_columns * wide / 1000:g} s)</sub>"
         fig.update_layout(
-            title=dict(text=f"difference: B's share of each column's I/Os minus A's{more}" if title else more.removeprefix("<br>") or None),
+            title=dict(text=(title if isinstance(title, str) else "difference: B's share of each column's I/Os minus A's")
+                       + more if title else more.removeprefix("<br>") or None),
             xaxis_title="time from each run's start (s)", yaxis=dict(title="latency", type="category"),
             plot_bgcolor="white", height=int(min(900, max(380, 16 * (r1 - r0) + 200))),
             margin=dict(l=90, r=20, t=80 if title else 30, b=130))
@@ -314,10 +356,12 @@ def page(d: Difference, title: str = "") -> str:
 def compare(a: HeatMap, b: HeatMap, noise_maps: list[HeatMap], *, names=("A", "B"), metrics_a: dict | None = None,
             metrics_b: dict | None = None, noise_metrics: list[dict] = (), params: dict | None = None,
             notes: list[str] = ()) -> Difference:
-    """Compare B with A against the spread of ``noise_maps`` (runs that differ only by chance)."""
+    """Compare B with A against the spread of ``noise_maps`` (runs that differ only by chance; none:
+    the distances without a verdict, :data:`UNWEIGHED`)."""
     a, b = common_buckets(a, b, names)
     for k, m in enumerate(noise_maps):
         common_buckets(m, a, (f"noise run {k + 1}", names[0]))   # refuses, naming the run
-    return Difference(names, a, b, distance(a, b), spread(noise_maps), len(noise_maps), bands(a, b),
+    return Difference(names, a, b, distance(a, b), spread(noise_maps) if noise_maps else None, len(noise_maps),
+                      bands(a, b),
                       metric_table(metrics_a or {}, metrics_b or {}, list(noise_metrics)), dict(params or {}),
                       list(notes))

@@ -25,7 +25,7 @@ from perflab.errors import Refused
 from perflab.fio.logs import FioLogError
 from perflab.run.reference import repeat_dirs
 
-__all__ = ["Run", "resolve", "latency_logs", "build_map", "compare_runs"]
+__all__ = ["Run", "resolve", "latency_logs", "build_map", "compare_runs", "against_reference"]
 
 #: fio's latency logs: NAME_clat_hist.N.log, NAME_clat.N.log, NAME_lat.N.log (+ .gz, + a --client host)
 LOG_NAME = re.compile(r"^(?P<job>.+?)_(?P<kind>clat_hist|clat|lat)\.(?P<n>\d+)\.log(?P<rest>.*)$")
@@ -118,14 +118,16 @@ def _same_setup(first: Run, other: Run, role: str) -> None:
                       f"{', '.join(only_a) or 'none'}; only in {other.name}: {', '.join(only_b) or 'none'})")
 
 
-def _noise_runs(m: Manifest, a: Run, noise: list[str] | None) -> list[Run]:
+def _noise_runs(m: Manifest, a: Run, noise: list[str] | None, required: bool = True) -> list[Run]:
     if noise:
         runs = [resolve(m, x) for x in noise]
     else:
         if a.lab is None:
             raise Refused("saved maps carry no lab: name the runs that measure the noise with --noise")
         ref = m.root / "data" / "reference" / a.lab
-        dirs = [ref] + repeat_dirs(ref)
+        dirs = [ref] + repeat_dirs(ref) if (ref / "run.json").is_file() else []
+        if len(dirs) < 2 and not required:
+            return []
         if len(dirs) < 2:
             raise Refused(f"lab {a.lab} has no recorded repeats to measure run-to-run noise from: name two or "
                           f"more runs of the same setup with --noise, or record repeats (reference_runs in "
@@ -137,11 +139,15 @@ def _noise_runs(m: Manifest, a: Run, noise: list[str] | None) -> list[Run]:
 
 
 def compare_runs(m: Manifest, a_arg: str, b_arg: str, noise: list[str] | None = None,
-                 col_s: float = 1.0) -> difference.Difference:
-    """Resolve, check and compare; every refusal names the run and what was wrong."""
+                 col_s: float = 1.0, require_noise: bool = True,
+                 names: tuple[str, str] | None = None) -> difference.Difference:
+    """Resolve, check and compare; every refusal names the run and what was wrong. Without
+    ``require_noise``, a lab with no recorded repeats gives the distances without a verdict."""
     a, b = resolve(m, a_arg), resolve(m, b_arg)
+    if names:
+        a.name, b.name = names
     _same_setup(a, b, "B")
-    noise_runs = _noise_runs(m, a, noise)
+    noise_runs = _noise_runs(m, a, noise, require_noise)
     for r in noise_runs:
         _same_setup(a, r, "noise run")
     maps = {id(r): build_map(r, col_s) for r in (a, b, *noise_runs)}
@@ -158,3 +164,11 @@ def compare_runs(m: Manifest, a_arg: str, b_arg: str, noise: list[str] | None = 
                                   noise_metrics=[r.metrics for r in noise_runs], params=params, notes=notes)
     except ValueError as e:   # SchemeMismatch, a map without I/Os
         raise Refused(str(e)) from None
+
+
+def against_reference(m: Manifest, run_dir: Path, lab: str, col_s: float = 1.0) -> difference.Difference:
+    """A run of ``lab`` (B, "your run") against the lab's reference (A), the noise measured by the
+    reference and its recorded repeats (none recorded: the distances without a verdict). What a
+    chapter run live shows under its comparison panel; refusals as in :func:`compare_runs`."""
+    return compare_runs(m, lab, str(run_dir), col_s=col_s, require_noise=False,
+                        names=("the reference", "your run"))

@@ -293,7 +293,8 @@ def _summary(doc: dict, run_dir: Path, quiet: bool) -> None:
 
 # Files a reference run keeps: the raw data the chapter recomputes everything from, compactly.
 REFERENCE_SKIP = {"notebook.input.ipynb", "papermill-params.json", cleanup.OWNER, ".run.lock",
-                  "papermill.log", "progress.jsonl"}
+                  "papermill.log", "progress.jsonl",
+                  "vs-reference.txt"}   # the run against the reference it is about to replace
 
 
 def record_reference(m: Manifest, lab: Lab, run_dir: Path, slot: str | None = None) -> Path:

@@ -155,7 +155,42 @@ class Session:
         reference's repeats (repeat_dirs()); the panel adds their range."""
         from perflab.analysis.compare import Row, panel
 
-        return panel(self, [r if isinstance(r, Row) else Row(*r) for r in rows], source, year, repeats)
+        from perflab.run.comparison import latency_logs
+
+        latencies = bool(latency_logs(self.reference_dir()))
+        p = panel(self, [r if isinstance(r, Row) else Row(*r) for r in rows], source, year, repeats, latencies)
+        if self.live and latencies and (self.reference_dir() / "run.json").is_file():
+            p.extras = self.difference()
+        return p
+
+    def difference(self) -> list:
+        """A live run against the reference, I/O by I/O (`perflab compare`): the verdict and the bands
+        that moved (HTML), the difference map (figures/vs-reference.html) and the comparison's text
+        (vs-reference.txt). Never fails the run: what cannot be compared is said instead."""
+        from html import escape
+
+        from IPython.display import HTML
+
+        from perflab.analysis.figures import readable
+        from perflab.run import comparison
+        from perflab.run.record import write_text_atomic
+
+        def said(text: str) -> list:
+            return [HTML(f'<div class="perflab-difference"><p>{escape(text)}</p></div>')]
+
+        if self.mystery is not None:
+            return said("A mystery run is not compared with the reference here: the difference would "
+                        "say what was planted.")
+        try:
+            d = comparison.against_reference(self.manifest, self.data_dir, self.lab.name)
+        except Refused as e:
+            return said(f"No difference map against the reference: {e}")
+        except Exception as e:  # noqa: BLE001 - a comparison must never break a lab run
+            return said(f"The comparison with the reference could not run: {type(e).__name__}: {e}")
+        write_text_atomic(self.path("vs-reference.txt"), d.text() + "\n")
+        fig = readable(d.figure(title=f"Your run minus the reference: each column's share of I/Os per latency "
+                                      f"bucket<br><sub>red: more of your run's I/Os there, blue: fewer; {d.verdict}</sub>"))
+        return [HTML(d.summary_html("Your run against the reference")), self.figure(fig, "vs-reference")]
 
     def sanity_findings(self) -> list:
         """The benchmarking-trap warnings of this run (perflab.analysis.sanity, chapters/benchmarking.md):
