@@ -286,7 +286,10 @@ def summary(d: dict, p: dict) -> dict:
         w, f = dv[dv.ddir == 1], dv[dv.ddir == 3]
         wr, sy = _job(d, ph, "write"), _job(d, ph, "sync")
         write_ms = float(wr.clat_mean_ns) / 1e6
-        sync_ms = float(sy.clat_mean_ns) / 1e6 if sy is not None else 0.0
+        if key == "dsync":
+            sync_ms = 0.0              # no fdatasync: the O_DSYNC write is the whole of it
+        else:                          # fio's report has the fdatasync calls' latency (its per-I/O log has not)
+            sync_ms = float(sy.clat_mean_ns) / 1e6 if sy is not None else float("nan")
         out.update({f"{key}_dev_write_ms": round(float(np.median(w.lat_ns)) / 1e6, 4),
                     f"{key}_dev_flush_ms": round(float(np.median(f.lat_ns)) / 1e6, 4) if len(f) else 0.0,
                     f"{key}_flushes": int(len(f)), f"{key}_writes": int(len(w)),
