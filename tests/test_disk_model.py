@@ -55,7 +55,8 @@ def test_job_file_points_each_experiment_at_its_own_disk(lab, manifest):
     assert jf.jobs() == list(lab.PHASES)
     assert jf.get("global", "runtime") == "10" and jf.get("global", "direct") == "1"
     assert jf.get("random", "filename") == "/plain/random" and jf.get("stroke", "filename") == "/slice/stroke"
-    assert jf.get("sync-on", "filename") == "/cached/sync-on" and jf.get("sync-off", "fdatasync") == "1"
+    assert jf.get("write-on", "filename") == "/cached/write-on" and jf.get("flush-on", "fdatasync") == "1"
+    assert jf.get("write-off", "filename") == "/plain/write-off" and jf.get("write-on", "rate_iops") == "500"
     assert jf.get("dsync-on", "sync") == "dsync" and jf.get("seq", "bs") == "128k"
     assert all(jf.get(ph, "stonewall", "absent") is None for ph in list(lab.PHASES)[1:])   # one after another
     assert jf.get("stroke", "size") == str(64 << 20)
@@ -109,11 +110,11 @@ def simulate(lab, p, n=1500, fuse_us=45.0, idle_us=60.0, seed=0):
         svc = np.where(lab.far(m, j), lab.seek_ms(m, j, cap) + rng.uniform(0, rot, n), m.near_ms) + xfer(4096)
         out[ph] = (off, np.full(n, 4096), svc, 0)
     out["seq"] = (np.arange(n) * 131072, np.full(n, 131072), np.full(n, xfer(131072)), 0)
-    for ph, cached in (("sync-off", False), ("sync-on", True), ("dsync-on", True)):
+    for ph in ("write-off", "write-on", "dsync-on", "flush-on"):
         off = np.arange(n) * 4096
-        if cached and ph == "sync-on":
+        if ph in ("write-on", "flush-on"):    # into the cache
             svc = np.full(n, 4096 / 300e3)
-        else:
+        else:                                 # the sector has just passed: wait for it to come round
             svc = np.full(n, rot - idle_us / 1000 + xfer(4096))
         out[ph] = (off, np.full(n, 4096), svc, 1)
     return out, fuse_us
@@ -130,7 +131,7 @@ def write_run(lab, p, tmp_path, **kw):
     t = epoch + 1000.0
     jobs = []
     for k, (ph, (off, bs, svc, dd)) in enumerate(sim.items(), 1):
-        flush = p["flush_ms"] if ph in ("sync-off", "sync-on") else 0.0
+        flush = p["flush_ms"] if ph == "flush-on" else 0.0
         app = svc + fuse_us / 1000
         fio_lines, dev_lines = [], []
         for o, b, sv, a in zip(off, bs, svc, app):
@@ -166,10 +167,12 @@ def test_analysis_of_a_run_drawn_from_the_model(lab, tmp_path):
     assert m["seq_device_ratio"] == pytest.approx(1.0, abs=0.01)
     assert 0.9 < m["seq_fio_ratio"] < 1.0 and m["seq_spread"] == pytest.approx(1.0, abs=0.01)
     assert m["fuse_p50_us"] == pytest.approx(45, abs=1) and m["fuse_negative_share"] == 0 and m["fuse_unpaired"] == 0
-    assert m["off_dev_write_ms"] / m["rotation_ms"] == pytest.approx(0.995, abs=0.01)
-    assert m["on_dev_write_ms"] < 0.02 and m["on_flushes"] == m["on_writes"]
-    assert m["off_dev_flush_ms"] == pytest.approx(4.0) and m["dsync_flushes"] == 0
-    assert m["cache_gain_rev"] == pytest.approx(1.0, abs=0.03)
+    assert m["write_off_dev_ms"] / m["rotation_ms"] == pytest.approx(0.995, abs=0.01)
+    assert m["write_on_dev_ms"] < 0.02 and m["write_on_flushes"] == 0
+    assert m["dsync_on_dev_ms"] == m["write_off_dev_ms"] and m["dsync_on_flushes"] == 0
+    assert m["flush_on_dev_flush_ms"] == pytest.approx(4.0) and m["flush_on_flushes"] == m["flush_on_writes"]
+    assert m["flush_on_durable_ms"] == pytest.approx(4.0 + 0.0137 + 0.09, abs=0.01)
+    assert m["cache_gain_rev"] == pytest.approx(0.99, abs=0.02)
     t = lab.components(m, p)
     assert list(t.index)[:3] == ["seek", "rotational delay", "transfer"]
     hm, t0 = lab.phase_map(d, p)
