@@ -148,7 +148,7 @@ def write_run(lab, p, tmp_path, **kw):
              "clat_ns": {"mean": float(np.mean(app)) * 1e6, "percentile": {"50.000000": float(np.median(app)) * 1e6}}}
         job = {"jobname": ph, "read" if dd == 0 else "write": d}
         if flush:
-            job["sync"] = {"total_ios": len(off), "lat_ns": {"mean": (flush + fuse_us / 1000) * 1e6}}
+            job["sync"] = {"total_ios": 0, "lat_ns": {"N": len(off), "mean": (flush + fuse_us / 1000) * 1e6}}   # as fio 3.33
         jobs.append(job)
     (fdir / "components.json").write_text(json.dumps({"fio version": "fio-3.33", "jobs": jobs}))
     return lab.load(tmp_path)

@@ -204,8 +204,18 @@ def load(data_dir: Path) -> dict:
         dv["epoch_ms"] = dv.time_ms + int((sub / "mount.epoch_ms").read_text())
         dev[ph] = dv
     report = fiolog.read_fio_json(fdir / f"{JOB}.json")
-    return {"app": app, "dev": dev, "logs": logs, "jobs": fiolog.job_table(report),
+    return {"app": app, "dev": dev, "logs": logs, "jobs": fiolog.job_table(report), "report": report,
             "fio_version": report.get("fio version")}
+
+
+def sync_latency_ms(d: dict, name: str) -> float:
+    """The mean latency of a job's fsync/fdatasync calls, from fio's report (its "sync" section: fio 3.33
+    leaves total_ios 0 there and counts the calls in lat_ns.N); NaN when the report has none."""
+    for job in d["report"].get("jobs", []):
+        lat = (job.get("sync") or {}).get("lat_ns") or {}
+        if job.get("jobname") == name and lat.get("N"):
+            return float(lat["mean"]) / 1e6
+    return float("nan")
 
 
 def _job(d: dict, name: str, ddir: str):
@@ -294,8 +304,7 @@ def summary(d: dict, p: dict) -> dict:
                     f"{key}_ms": round(float(wr.clat_mean_ns) / 1e6, 4),
                     f"{key}_writes_per_s": round(float(wr.iops), 1)})
         if ph == "flush-on":
-            sy = _job(d, ph, "sync")    # fio's report has the fdatasync calls' latency (its per-I/O log has not)
-            sync_ms = float(sy.clat_mean_ns) / 1e6 if sy is not None else float("nan")
+            sync_ms = sync_latency_ms(d, ph)    # fio's report has the fdatasync calls (its per-I/O log has not)
             out.update(flush_on_dev_flush_ms=round(float(np.median(f.lat_ns)) / 1e6, 4) if len(f) else float("nan"),
                        flush_on_sync_ms=round(sync_ms, 4), flush_on_durable_ms=round(out["flush_on_ms"] + sync_ms, 4))
     out["cache_gain_ms"] = round(out["write_off_ms"] - out["write_on_ms"], 4)
