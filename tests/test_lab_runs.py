@@ -105,7 +105,8 @@ def _start(lab, *extra):
 MID_RUN = {"heatmaps": "", "logzilla": "-fio", "l2arc": "-random-reads", "elinks": "-tracer",
            "bad-cable": "-client1", "jbod": "-fio-phase1", "latency-art": "-icy-lake", "benchmarking": "-traps",
            "stepping": "-stepped", "ht": "-fio-2cpu", "streaming": "-fio", "dedup": "-planted",
-           "disk-model": "-components", "regression": "-before-1"}
+           "disk-model": "-components", "regression": "-before-1",
+           "durability": "-writers"}
 
 
 def _wait_for_containers(run_ids_before, timeout=240, suffix=""):
@@ -136,9 +137,10 @@ def _wait_for_containers(run_ids_before, timeout=240, suffix=""):
     ("dedup", signal.SIGTERM, ["-p", "data_size=1GiB"]),
     ("disk-model", signal.SIGTERM, ["-p", "phase=60s"]),
     ("regression", signal.SIGTERM, ["-p", "phase=60s"]),
+    ("durability", signal.SIGTERM, ["-p", "kill_after=120s"]),
 ], ids=["heatmaps-SIGTERM", "heatmaps-SIGINT", "logzilla-SIGTERM", "l2arc-SIGTERM", "elinks-SIGTERM",
         "bad-cable-SIGTERM", "jbod-SIGTERM", "latency-art-SIGTERM", "benchmarking-SIGTERM", "stepping-SIGTERM", "ht-SIGTERM",
-        "streaming-SIGTERM", "dedup-SIGTERM", "disk-model-SIGTERM", "regression-SIGTERM"])
+        "streaming-SIGTERM", "dedup-SIGTERM", "disk-model-SIGTERM", "regression-SIGTERM", "durability-SIGTERM"])
 def test_interrupted_run_cleans_up_and_is_marked_incomplete(docker_ok, artifacts, lab, sig, extra):
     before = {p.name for p in run_dirs()}
     p = _start(lab, *extra)

@@ -90,6 +90,21 @@ def zram_device(ledger: Ledger, size_bytes: int):
             ledger.release("zram", dev)
 
 
+def drop_mounts_below(export: Path) -> list[str]:
+    """Lazily unmount every mount strictly below `export` (deepest first): the datasets of a
+    server that was killed, which the host still lists but nobody answers for. Returns them."""
+    export = str(Path(export))
+    below = []
+    with open("/proc/self/mounts") as fh:
+        for line in fh:
+            mp = line.split()[1].replace("\\040", " ")
+            if mp.startswith(export + "/"):
+                below.append(mp)
+    for mp in sorted(below, key=len, reverse=True):
+        subprocess.run(["umount", "-l", mp], check=False, capture_output=True)
+    return below
+
+
 class ExecFailed(Failed, RuntimeError):
     pass
 
@@ -101,20 +116,23 @@ class ZfsServer:
     topo: Topology
     container: object
     export: Path  # host side of /export
+    volume: object = None   # the volume that holds the pool's files (/backing)
 
     @classmethod
     def start(cls, topo: Topology, image: str, export: Path, devlog: Path, zfs_fuse_args: str = "",
-              tmpfs_mb: int = 0, devices: tuple = ()) -> "ZfsServer":
-        vol = topo.volume("backing")
+              tmpfs_mb: int = 0, devices: tuple = (), name: str = "zfs", volume=None) -> "ZfsServer":
+        """The server container `name`, its pool files on a new volume, or on `volume` (another
+        server's: a server started again over the pool a killed one left)."""
+        vol = volume or topo.volume("backing")
         c = topo.container(
-            image, "zfs", network_mode="none",
+            image, name, network_mode="none",
             devices=["/dev/fuse:/dev/fuse:rwm", *(f"{d}:{d}:rwm" for d in devices)], cap_add=["SYS_ADMIN"],
             volumes={vol.name: {"bind": BACKING, "mode": "rw"},
                      str(devlog): {"bind": DEVLOG, "mode": "rw"},
                      str(export): {"bind": EXPORT, "mode": "rw,rshared"}},
             tmpfs={"/fast": f"size={tmpfs_mb}m"} if tmpfs_mb else None,
             environment={"ZFS_FUSE_ARGS": zfs_fuse_args})
-        srv = cls(topo, c, Path(export))
+        srv = cls(topo, c, Path(export), vol)
         wait_until(lambda: srv.exec(["zpool", "list"], check=False)[0] == 0, 30, "zfs-fuse")
         return srv
 
