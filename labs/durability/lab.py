@@ -21,12 +21,13 @@ Produces under the run directory:
                                                    (completion time, latency, offset)
   zfs/survival.json      per writer: the file's size after the import and, write by write in the
                          order they were acknowledged, whether its block is there (run-length coded)
-  zfs/zpool-status.txt   `zpool status` after the import; zfs/sync-property.txt: `zfs get sync`
+  zfs/zpool-status.txt   `zpool status -v` after the import and a scrub; zfs/sync-property.txt: `zfs get sync`
   events.json            wall-clock times (epoch ms): fio started, the server killed, the import
 """
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -35,7 +36,7 @@ import pandas as pd
 
 from perflab.fio import jobs as fio, logs as fiolog
 from perflab.infra import zfs
-from perflab.infra.containers import Topology
+from perflab.infra.containers import Topology, wait_until
 
 JOBS = ("async", "dsync")
 BS = 4096
@@ -122,7 +123,11 @@ def run(s) -> None:
                 srv = zfs.ZfsServer.start(topo, tags["zfs"], export, dev, name="zfs-after", volume=srv.volume)
                 srv.exec(["zpool", "import", "-f", "-d", zfs.BACKING, zfs.POOL])
                 events["imported_ms"] = int(time.time() * 1000)
-                (zdir / "zpool-status.txt").write_text(srv.exec(["zpool", "status", zfs.POOL])[1])
+                srv.exec(["zpool", "scrub", zfs.POOL])   # every block read and its checksum verified
+                wait_until(lambda: "scrub in progress" not in srv.exec(["zpool", "status", zfs.POOL])[1], 300,
+                           "zpool scrub")
+                events["scrubbed_ms"] = int(time.time() * 1000)
+                (zdir / "zpool-status.txt").write_text(srv.exec(["zpool", "status", "-v", zfs.POOL])[1])
             with s.phase("collect"):
                 surv = {}
                 for j, log in acked_logs(out).items():
@@ -179,6 +184,7 @@ def summary(d: dict, p: dict) -> dict:
     kill_s = (ev["killed_ms"] - ev["fio_started_ms"]) / 1000
     out = {"kill_s": round(kill_s, 2), "fio_exit_code": ev.get("fio_exit_code"),
            "pool_errors_none": "No known data errors" in d["status"],
+           "scrub_clean": bool(re.search(r"scrub completed .*with 0 errors", d["status"])),
            "sync_property_missing": "invalid property" in d["sync_property"].lower()
            or "bad property" in d["sync_property"].lower()}
     for j, df in d["writes"].items():
@@ -193,8 +199,16 @@ def summary(d: dict, p: dict) -> dict:
             # the losses are the newest writes: every lost one acknowledged after every survivor
             f"{j}_lost_are_newest": bool(len(lost) == 0 or len(ok) == 0 or lost.index.min() > ok.index.max()),
             f"{j}_file_bytes": d["survival"][j]["file_bytes"],
+            # the file ends where its survivors end: no block of a lost write half there
+            f"{j}_file_is_survivors": d["survival"][j]["file_bytes"] == len(ok) * BS,
         })
         out[f"{j}_lost_window_s"] = round(kill_s - out[f"{j}_last_survivor_s"], 2) \
             if out[f"{j}_last_survivor_s"] is not None else round(kill_s, 2)
     out["latency_ratio"] = round(out["dsync_p50_us"] / out["async_p50_us"], 3)
+    # O_DSYNC writes acknowledged after the last transaction group that reached the disks (the last
+    # ordinary survivor): only the intent log, replayed at import, can have brought them back
+    last_txg = out["async_last_survivor_s"] if out["async_last_survivor_s"] is not None else 0.0
+    dw = d["writes"]["dsync"]
+    out["dsync_after_last_txg"] = int((dw.t_s > last_txg).sum())
+    out["dsync_after_last_txg_survived"] = int(((dw.t_s > last_txg) & dw.survived).sum())
     return out

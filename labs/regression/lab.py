@@ -51,10 +51,6 @@ BASE_PROPS = {"recordsize": "4K", "checksum": "fletcher4", "compression": "off",
 CHANGES = {"recordsize=128K": ("recordsize", "128K"), "checksum=sha256": ("checksum", "sha256"),
            "none": (None, None)}
 READ_BS = 4 * KIB
-#: Seconds of unmeasured reads on each dataset before the first round: the first reads after the
-#: fill ran slower than every later round in a trial run (zfs-fuse and the pool's metadata warming),
-#: and the first round is always on the "before" side, so they would have inflated the noise.
-WARMUP_S = 3
 #: The device's fixed cost per command (ms). Without it a 4 KiB transfer at 120 MB/s (34 us) is as
 #: short as slowdisk's estimate of the host timer's lateness, which it takes off every wait: a trial
 #: reference run logged 39 us per read in three rounds and 4.9 us in the fourth, noise that came from
@@ -103,7 +99,7 @@ def run_name(side: str, rnd: int) -> str:
 
 
 def plan(p: dict) -> list[tuple[str, float]]:
-    return [("pool", 6.0), ("fill", 2 + 2 * p["file_size"] / 150e6 + 2 * (WARMUP_S + 2.5)),
+    return [("pool", 6.0), ("fill", 2 + 2 * p["file_size"] / 150e6 + 2 * (p["phase"] + 2.5)),
             ("rounds", 2 * p["rounds"] * (p["phase"] + 2.5)), ("collect", 2.0)]
 
 
@@ -112,8 +108,9 @@ def _path(side: str) -> str:
 
 
 def jobs(s) -> dict[str, fio.JobFile]:
-    """The fill job, an unmeasured warm-up read of each dataset, and one read job per (round,
-    side), named as they run."""
+    """The fill job, an unmeasured warm-up read of each dataset (as long as a round: the first
+    reads after the fill are slower while the pool's metadata is read in), and one read job per
+    (round, side), named as they run."""
     p = s.params
     fill = fio.JobFile.load(s.lab.jobs_dir / "fill.fio")
     fill.apply({"global": {"size": p["file_size"]}, **{side: {"filename": _path(side)} for side in SIDES}})
@@ -121,7 +118,7 @@ def jobs(s) -> dict[str, fio.JobFile]:
     reads = (s.lab.jobs_dir / "random-reads.fio").read_text()
     for side in SIDES:   # the same reads, as a job named "warmup" (set-up for the sanity rules), no log
         jf = fio.JobFile.parse(reads.replace("[reads]", "[warmup]"), f"warmup-{side}")
-        jf.apply({"global": {"filename": _path(side), "size": p["file_size"], "runtime": WARMUP_S}})
+        jf.apply({"global": {"filename": _path(side), "size": p["file_size"], "runtime": int(p["phase"])}})
         jf.set("global", "write_hist_log", None)
         jf.set("global", "log_hist_msec", None)
         out[f"warmup-{side}"] = jf
@@ -216,7 +213,8 @@ def load(data_dir: Path) -> dict:
         runs.append({**r, "map": hm, "fine": fine, "fio_reads": int(job["total_ios"]), "iops": float(job["iops"]),
                      "mean_us": float(job["clat_ns"]["mean"]) / 1000, "device_reads": int(sel.sum()),
                      "device_bytes": int(log.bs.to_numpy()[sel].sum()),
-                     "device_us": float(log.lat_ns.to_numpy()[sel].mean()) / 1000 if sel.any() else float("nan")})
+                     "device_us": float(log.lat_ns.to_numpy()[sel].mean()) / 1000 if sel.any() else float("nan"),
+                     "device_sizes": sorted({int(x) for x in log.bs.to_numpy()[sel]})})
     props_txt = (data_dir / "zfs" / "properties.txt").read_text()
     datasets: dict[str, dict] = {}
     for line in props_txt.splitlines():
@@ -244,16 +242,17 @@ def compare(d: dict, p: dict) -> difference.Difference:
                               names=("before", "after"), params=params)
 
 
+def pair_distances(d: dict) -> list[tuple[int, int, difference.Distance]]:
+    """(round, round, distance) for each pair of "before" rounds."""
+    before = side_runs(d, "before")
+    return [(a["round"], b["round"], difference.distance(*difference.common_buckets(a["map"], b["map"])))
+            for i, a in enumerate(before) for b in before[i + 1:]]
+
+
 def noise_table(d: dict) -> pd.DataFrame:
     """The distance between each pair of "before" rounds: the yardstick."""
-    rows = []
-    before = side_runs(d, "before")
-    for i, a in enumerate(before):
-        for b in before[i + 1:]:
-            dist = difference.distance(*difference.common_buckets(a["map"], b["map"]))
-            rows.append({"rounds": f"{a['round']} and {b['round']}", "KS": round(dist.ks, 4),
-                         "W1 (octaves)": round(dist.w1, 4)})
-    return pd.DataFrame(rows)
+    return pd.DataFrame([{"rounds": f"{a} and {b}", "KS": round(x.ks, 4), "W1 (octaves)": round(x.w1, 4)}
+                         for a, b, x in pair_distances(d)])
 
 
 def rounds_table(d: dict, p: dict) -> pd.DataFrame:
@@ -322,4 +321,11 @@ def summary(d: dict, p: dict) -> dict:
         "device_share_of_extra": round((a["device_us_per_read"] - b["device_us_per_read"]) / extra_us, 4)
         if extra_kib > 1 and extra_us > 0 else None,
         "bands": [b_.text() for b_ in diff.bands],
+        # the noise without round 1, and the round in most of the largest pairs
+        "noise_ks_without_round_1": round(max((x.ks for a_, b_, x in pair_distances(d) if 1 not in (a_, b_)),
+                                              default=float("nan")), 4),
+        "noise_w1_without_round_1": round(max((x.w1 for a_, b_, x in pair_distances(d) if 1 not in (a_, b_)),
+                                              default=float("nan")), 4),
+        "before_read_sizes": sorted({z for r in side_runs(d, "before") for z in r["device_sizes"]}),
+        "after_read_sizes": sorted({z for r in side_runs(d, "after") for z in r["device_sizes"]}),
     }
