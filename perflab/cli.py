@@ -102,11 +102,16 @@ def _assign(m, args) -> int:
 def _grade(m, args) -> int:
     import json
 
-    from perflab.teaching import grade
+    from perflab.teaching import grade, gradebook
 
     from pathlib import Path
 
     key = grade.load_key(args.key)
+    if args.format and not args.out:    # every refusal before anything is written
+        raise gradebook.GradebookError(f"--format {args.format} needs --out (a file; for gradescope, a directory "
+                                       f"for a class)")
+    if args.items and not args.class_dir:
+        raise gradebook.GradebookError("--items needs --class: an item analysis is of a class")
     if not (args.class_dir or args.submission):
         raise grade.GradeError("give a SUBMISSION or --class DIR")
     for given in (args.class_dir, args.submission):
@@ -124,6 +129,18 @@ def _grade(m, args) -> int:
         print(grade.text(r))
     if args.csv:
         grade.write_csv(reports, args.csv)
+    if args.out:
+        fmt = args.format or "csv"
+        if fmt == "csv":
+            grade.write_csv(reports, args.out)
+        elif fmt == "canvas":
+            gradebook.write_canvas(reports, key, args.out, args.assignment)
+        else:
+            gradebook.write_gradescope(reports, args.out, one=not args.class_dir, visibility=args.visibility)
+        print(f"perflab grade: {fmt} grades written to {args.out}", file=sys.stderr)
+    if args.items:
+        c, h = gradebook.write_item_analysis(reports, key, args.items)
+        print(f"perflab grade: item analysis in {c} and {h}", file=sys.stderr)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(reports if args.class_dir else reports[0], f, indent=2, default=str)
@@ -312,8 +329,19 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--key", required=True, help="instructor/key.json from perflab assign")
     p.add_argument("--student", help="whose submission this is (default: as the answers or the run say)")
     p.add_argument("--class", dest="class_dir", metavar="DIR", help="grade DIR/<student id>/ for every student")
-    p.add_argument("--csv", help="write one row per student here")
+    p.add_argument("--csv", help="write one row per student here (perflab's own table)")
     p.add_argument("--json", help="write the full report(s) here")
+    p.add_argument("--format", choices=("csv", "canvas", "gradescope"),
+                   help="grades for an LMS, written to --out: csv (perflab's table), canvas (gradebook import CSV), "
+                        "gradescope (results.json per student)")
+    p.add_argument("--out", metavar="PATH", help="where --format writes (a directory of <id>/results.json for "
+                                                 "gradescope and a class)")
+    p.add_argument("--assignment", help="canvas: the assignment column's name (default: '<lab> mystery')")
+    p.add_argument("--visibility", default="after_published", choices=("hidden", "after_due_date", "after_published",
+                                                                       "visible"),
+                   help="gradescope: when students see each question's result (default after_published)")
+    p.add_argument("--items", metavar="PREFIX", help="with --class: item analysis to PREFIX.csv and PREFIX.html "
+                                                     "(per question: right, wrong, the most common wrong answer)")
     p.set_defaults(fn=_grade)
     p = sub.add_parser("heatmap", help="latency heat map from fio per-I/O or histogram logs, or saved maps")
     p.add_argument("logs", nargs="+", help="fio logs (epoch or job-relative stamps), or maps saved with --save")

@@ -61,7 +61,10 @@ def read_roster(path) -> list[dict]:
         if sid in seen:
             raise sealing.MysteryError(f"roster {path} line {i}: student id {sid} appears twice")
         seen.add(sid)
-        out.append({"id": sid, "name": (r.get("name") or "").strip()})
+        # every other column carries through to the key, for the gradebook formats (perflab.teaching.gradebook)
+        out.append({"id": sid, "name": (r.get("name") or "").strip(),
+                    "columns": {k.strip(): (v or "").strip() for k, v in r.items()
+                                if k and k.strip() not in ("id", "name")}})
     if not out:
         raise sealing.MysteryError(f"roster {path}: no students")
     return out
@@ -129,7 +132,7 @@ def assign(m: Manifest, lab_name: str, roster_path, seed: str, out) -> Assignmen
         (pkg / f"{spec.lab.name}-mystery.md").write_text(student_notebook(spec, sid, shown))
         (pkg / "README.md").write_text(readme(spec, sid, shown))
         hidden_text = variants.text_values(spec, draws[sid])
-        key_students[sid] = {"name": r["name"], "variant_id": doc["variant_id"],
+        key_students[sid] = {"name": r["name"], "roster": r["columns"], "variant_id": doc["variant_id"],
                              "sign_key": variants.sign_key(seed, spec.lab.name, sid),
                              "hidden": draws[sid], "hidden_text": hidden_text}
         rows.append({"id": sid, "name": r["name"], "variant_id": doc["variant_id"], "package": str(pkg),
