@@ -17,6 +17,12 @@ def manifest():
     return m.load(ROOT)
 
 
+@pytest.fixture(scope="module")
+def lab(request, manifest):
+    """The lab module named by the test module's LAB (a test module may define its own `lab`)."""
+    return manifest.lab(request.module.LAB).load_module()
+
+
 @pytest.fixture(scope="session")
 def docker_ok():
     from perflab.infra import labels

@@ -7,20 +7,12 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from perflab.config import manifest as manifest_mod
 from perflab.config import params as params_mod
 
+LAB = "durability"
 REF = ROOT / "data" / "reference" / "durability"
 
 
-@pytest.fixture(scope="module")
-def manifest():
-    return manifest_mod.load(ROOT)
-
-
-@pytest.fixture(scope="module")
-def lab(manifest):
-    return manifest.lab("durability").load_module()
 
 
 @pytest.mark.parametrize("bad,words", [("kill_after=5s", ["kill_after=5s", ">= 10s"]),

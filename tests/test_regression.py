@@ -7,20 +7,12 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import ROOT
-from perflab.config import manifest as manifest_mod
 from perflab.config import params as params_mod
 
+LAB = "regression"
 REF = ROOT / "data" / "reference" / "regression"
 
 
-@pytest.fixture(scope="module")
-def manifest():
-    return manifest_mod.load(ROOT)
-
-
-@pytest.fixture(scope="module")
-def lab(manifest):
-    return manifest.lab("regression").load_module()
 
 
 @pytest.mark.parametrize("bad,words", [

@@ -84,10 +84,8 @@ def survivors(path: Path, offsets: np.ndarray) -> tuple[int, list[bool]]:
 
 def run(s) -> None:
     p = s.params
-    lp = zfs.lab_paths(s)
-    tags, out, dev, export = lp.tags, lp.out, lp.dev, lp.export
-    zdir = s.path("zfs")
-    zdir.mkdir(exist_ok=True)
+    lp = zfs.lab_paths(s, zfs_dir=True)
+    tags, out, dev, export, zdir = lp.tags, lp.out, lp.dev, lp.export, lp.zdir
     job = job_file(s).write(out / "writers.fio")
     events: dict[str, int] = {}
     try:

@@ -150,10 +150,8 @@ def device_bytes(p: dict) -> int:
 
 def run(s) -> None:
     p = s.params
-    lp = zfs.lab_paths(s)
-    tags, out, dev, export = lp.tags, lp.out, lp.dev, lp.export
-    zdir = s.path("zfs")
-    zdir.mkdir(exist_ok=True)
+    lp = zfs.lab_paths(s, zfs_dir=True)
+    tags, out, dev, export, zdir = lp.tags, lp.out, lp.dev, lp.export, lp.zdir
     files = {k: v.write(out / f"{k}.fio") for k, v in jobs(s).items()}
     vols = {str(export): {"bind": zfs.EXPORT, "mode": "rw,rslave"}}
     rounds_log = dev / "rounds.jsonl"

@@ -33,20 +33,22 @@ DEVLOG = "/devlog"
 @dataclass
 class LabPaths:
     """Where a ZFS lab keeps things: image tags, fio's and the devices' output directories (made
-    here), and the host directory the pool is shared through."""
+    here; also zfs/ with `zfs_dir`), and the host directory the pool is shared through."""
 
     tags: dict
     out: Path
     dev: Path
     export: Path
+    zdir: Path | None = None   # the run's zfs/ (zpool and zfs output), when asked for
 
 
-def lab_paths(s) -> LabPaths:
+def lab_paths(s, zfs_dir: bool = False) -> LabPaths:
     tags = {n: s.manifest.images[n].tag for n in ("fio", "zfs")}
-    out, dev = s.path("fio"), s.path("device")
-    out.mkdir(exist_ok=True)
-    dev.mkdir(exist_ok=True)
-    return LabPaths(tags, out, dev, Path("/run/perflab") / s.run_id / "export")
+    dirs = [s.path("fio"), s.path("device")] + ([s.path("zfs")] if zfs_dir else [])
+    for d in dirs:
+        d.mkdir(exist_ok=True)
+    return LabPaths(tags, dirs[0], dirs[1], Path("/run/perflab") / s.run_id / "export",
+                    dirs[2] if zfs_dir else None)
 
 
 @contextlib.contextmanager
