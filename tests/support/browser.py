@@ -82,7 +82,8 @@ FIGURE_AXES_JS = r"""(() => {
    let x = nums(tr.x), y = nums(tr.y);
    const n = Math.max((x || []).length, (y || []).length);
    if (tr.type === 'heatmap' || tr.type === 'contour') {
-    const z = tr.z ? Array.from(tr.z).flat() : [];
+    // rows may be arrays or typed arrays (plotly.py sends numpy arrays as binary): flatten both
+    const z = tr.z ? Array.from(tr.z).flatMap(r => (r !== null && typeof r === 'object' && 'length' in r) ? Array.from(r) : [r]) : [];
     if (!z.some(v => v !== null && isFinite(v))) return;
    }
    if (tr.type === 'box' && tr.q1) {   // a box drawn from given statistics: its values are those
