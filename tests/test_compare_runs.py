@@ -71,7 +71,35 @@ def test_latency_logs_take_one_kind_per_job(tmp_path):
         (fio / name).write_text("")
     got = {k: p.name for k, p in comparison.latency_logs(tmp_path).items()}
     assert got == {"phase1/a.1": "a_clat.1.log.gz", "phase1/b.2": "b_lat.2.log", "phase1/c.3": "c_clat_hist.3.log",
-                   "phase1/e.5.172.21.0.3": "e_clat.5.log.172.21.0.3"}
+                   "phase1/e.5@host1": "e_clat.5.log.172.21.0.3"}
+
+
+def test_client_hosts_are_keyed_by_rank_and_traces_are_found(tmp_path):
+    """fio --client logs of two networks pair up host by host (numeric order: .10 after .9); a
+    lab's latency/NAME.trace is a log of its own."""
+    keys = {}
+    for run, ips in (("a", ("172.21.0.9", "172.21.0.10")), ("b", ("172.18.0.2", "172.18.0.3"))):
+        (tmp_path / run / "fio").mkdir(parents=True)
+        for ip in ips:
+            (tmp_path / run / "fio" / f"client_clat_hist.1.log.{ip}.gz").write_text("")
+        keys[run] = {k: p.name for k, p in comparison.latency_logs(tmp_path / run).items()}
+    assert keys["a"] == {"client.1@host1": "client_clat_hist.1.log.172.21.0.9.gz",
+                         "client.1@host2": "client_clat_hist.1.log.172.21.0.10.gz"}
+    assert set(keys["b"]) == set(keys["a"])
+    (tmp_path / "a" / "latency").mkdir()
+    (tmp_path / "a" / "latency" / "openat.trace.gz").write_text("")
+    assert comparison.latency_logs(tmp_path / "a")["latency/openat"].name == "openat.trace.gz"
+
+
+def test_a_trace_run_builds_its_map_from_the_trace(tmp_path):
+    d = tmp_path / "latency"
+    d.mkdir()
+    (d / "openat.trace").write_text("# time_ns latency_ns\n" + "".join(
+        f"{1_000_000_000 + i * 100_000_000} {20_000 if i < 10 else 40_000}\n" for i in range(20)))
+    run = comparison.Run("t", tmp_path, "elinks", logs=comparison.latency_logs(tmp_path))
+    m = comparison.build_map(run, col_s=1.0)
+    assert int(m.counts.sum()) == 20 and m.counts.shape[0] == 2
+    assert [int(c.sum()) for c in m.counts] == [10, 10]
 
 
 def test_reference_with_itself_is_the_same(tmp_path):

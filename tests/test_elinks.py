@@ -112,6 +112,23 @@ def test_parse_strace(lab):
     assert list(st["err"].fillna("-")) == ["ENOENT", "ENOENT", "-"]
     assert list(st["ret"]) == [-1, -1, 3]
     assert st.iloc[2]["path"] == "/run/elinks-fixed.pid" and st.iloc[0]["t"] == pytest.approx(1795249283.718299)
+    assert st["dur"].isna().all()     # without -T: no durations
+
+
+def test_strace_durations_become_a_trace(lab, tmp_path):
+    """strace -T appends each call's time in it; openat_trace writes them in the bpftrace form that
+    perflab heatmap --trace and perflab compare read."""
+    lines = ['1795249283.718299 openat(AT_FDCWD, "/home/desk4/.elinks/formhist", O_RDONLY) = -1 ENOENT '
+             '(No such file or directory) <0.000412>',
+             '1795249283.818301 openat(AT_FDCWD, "/run/x.pid", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3 <0.000031>']
+    st = lab.parse_strace(lines)
+    assert list(st["dur"]) == [0.000412, 0.000031] and list(st["err"].fillna("-")) == ["ENOENT", "-"]
+    text = lab.openat_trace(st)
+    assert text.splitlines() == ["# time_ns latency_ns", "1795249283718299000 412000", "1795249283818301000 31000"]
+    from perflab.analysis.heatmap import from_trace
+    (tmp_path / "openat.trace").write_text(text)
+    hm = from_trace([tmp_path / "openat.trace"], "bpftrace")
+    assert int(hm.counts.sum()) == 2
 
 
 STACKS = """\

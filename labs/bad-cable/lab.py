@@ -35,6 +35,7 @@ Collected at 1 Hz:
                           "<epoch> <client> <tx_bytes> <rx_bytes> <tx_packets> <rx_packets>"
   fio/clients.json        the driver's result: a row per host (client_stats)
   fio/client_bw.1.log.<host>  each host's 1 s bandwidth log, sent back to the driver
+  fio/client_clat_hist.1.log.<host>  and its 1 s latency histograms (perflab compare)
   fio/cached-read.fio     the job file as shipped; fio/clients.fio as run; fio/hosts.list
   timeline.json           clients (host, ip, veth, rates), phases, cost windows
 load() reads them back; the parse_* and analysis functions are tested in tests/test_bad_cable.py.

@@ -19,6 +19,7 @@ plain files (the disks' speed plays no part here).
 
 Produces, under the run directory:
   fio/planted.fio, fio/planted.json            fio's job and result
+  fio/{planted,control}_clat_hist.N.log        each writer's 1 s latency histograms (perflab compare)
   zfs/zdb-S-est.txt, zfs/zdb-S-ctl.txt         zdb -S (simulated DDT histogram) of each pool
   zfs/zdb-DD-ddp.txt                           zdb -DD of the dedup pool (the real DDT)
   zfs/zpool-list.txt                           zpool list -H -o name,size,alloc,dedupratio

@@ -43,6 +43,7 @@ from perflab.fio import jobs as fio, logs as fiolog
 from perflab.infra import slowdisk
 from perflab.infra.containers import Topology
 from perflab.infra.hostobjects import scratch_dir
+from perflab.infra.labdirs import device_lab
 
 JOB = "components"
 KIB = 1024
@@ -94,13 +95,10 @@ def job_file(s) -> fio.JobFile:
 
 def run(s) -> None:
     p = s.params
-    tag = s.manifest.images["fio"].tag
-    out, dev = s.path("fio"), s.path("device")
-    out.mkdir(exist_ok=True)
-    dev.mkdir(exist_ok=True)
+    d = device_lab(s)
+    tag, out, dev, host = d.tag, d.out, d.dev, d.shm
     job = job_file(s).write(out / f"{JOB}.fio")
     # Backing files and mount points on tmpfs: the host's own disk must add no delays of its own.
-    host = Path("/dev/shm") / f"perflab-{s.run_id}" / "disk-model"
     with ExitStack() as stack, Topology(s.run_id, s.lab.name) as topo:
         stack.enter_context(scratch_dir(s.ledger, host.parent))
         with s.phase("disks"):

@@ -9,7 +9,7 @@ LEDs `open_rate` times a second and, on every redraw, tries to open ~/.elinks/fo
 that does not exist.
 
 Phases: `buggy` (`phase` seconds): the old program runs. One second in, strace attaches to count
-its openat() calls (`strace -f -ttt -e trace=openat -p PID`) and, in a separate tracer container,
+its openat() calls and how long each took (`strace -f -ttt -T -e trace=openat -p PID`) and, in a separate tracer container,
 bpftrace counts them by file name and takes the user stack at load_formhist_from_file
 (labs/elinks/formhist.bt); near the end, `strace -k` records the stacks of a few calls. `fixed`
 (`phase` seconds): the desktop runs the fixed program (`--fixed`: it remembers the file is
@@ -24,12 +24,14 @@ the host and nothing runs privileged.
 Files under the run directory:
   server/sftp.log                 every syslog line of the server: "<receive time> <syslog line>"
   clients/deskN/net.log           the desktop's eth0 counters each second (nicstat-like)
-  clients/deskK/strace-openat.log openat() calls of the buggy program (strace -ttt)
+  clients/deskK/strace-openat.log openat() calls of the buggy program (strace -ttt -T: start, duration)
   clients/deskK/strace-stacks.log a few of them with their stacks (strace -k)
   clients/deskK/strace-fixed.log  openat() calls of the fixed program, from its start
   clients/deskK/bpftrace.json     bpftrace's output (-f json), bpftrace.stderr.txt its messages
   clients/deskK/elinks-standin.txt the programs' own summary lines (redraws, fopen calls)
   timeline.json                   clients (number, host, IP), phase times, tracing windows, status
+  latency/openat.trace            the buggy program's openat() calls as "time_ns latency_ns" lines (the
+                                  bpftrace trace form): what `perflab compare` maps against the reference
 load() reads them back (from a live run or the reference run); drill_down() and the parse_*
 functions are the analysis, tested on synthetic lines in tests/test_elinks.py.
 """
@@ -43,7 +45,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from perflab.run.record import read_lines
+from perflab.run.record import read_lines, write_text_atomic
 from perflab.infra.containers import Topology, exec_sh, wait_for_file, wait_until
 
 HERE = Path(__file__).resolve().parent
@@ -220,7 +222,7 @@ def run(s) -> None:
             _sleep_until(t0 + 1.0)
             window = max(3.0, T - 4.0)
             ta = time.time()
-            st = _exec_bg(desk, ["timeout", "-s", "INT", f"{window:.1f}", "strace", "-f", "-ttt", "-e", "trace=openat",
+            st = _exec_bg(desk, ["timeout", "-s", "INT", f"{window:.1f}", "strace", "-f", "-ttt", "-T", "-e", "trace=openat",
                                  "-p", str(pid), "-o", "/trace/strace-openat.log"])
             tracer, bpf_status = None, None
             if host_pid is None:
@@ -248,7 +250,7 @@ def run(s) -> None:
 
         with s.phase("fixed"):
             t1 = time.time()
-            _exec_bg(desk, ["sh", "-c", "exec strace -f -ttt -e trace=openat -o /trace/strace-fixed.log "
+            _exec_bg(desk, ["sh", "-c", "exec strace -f -ttt -T -e trace=openat -o /trace/strace-fixed.log "
                                         f"elinks-standin --fixed --rate {rate:g} --pidfile /run/elinks-fixed.pid "
                                         "2>>/trace/elinks-standin.txt"])
             pid2 = _read_pid(desk, "/run/elinks-fixed.pid")
@@ -260,7 +262,10 @@ def run(s) -> None:
             save()
 
     with s.phase("collect"):
-        s.metric(**summary(load(s.data_dir)))
+        d = load(s.data_dir)
+        s.path("latency").mkdir(exist_ok=True)
+        write_text_atomic(s.path("latency", "openat.trace"), openat_trace(d["strace"]))
+        s.metric(**summary(d))
 
 
 # ---------------------------------------------------------------------------------- parsing
@@ -319,18 +324,28 @@ def parse_sftp_log(lines, clients: dict) -> pd.DataFrame:
 
 
 _STRACE = re.compile(r'^(?:(?P<pid>\d+)\s+)?(?P<t>\d+\.\d+) openat\((?P<dirfd>[^,]+), "(?P<path>(?:[^"\\]|\\.)*)"'
-                     r'(?P<args>[^)]*)\) = (?P<ret>-?\d+)(?: (?P<err>E[A-Z0-9]+))?')
+                     r'(?P<args>[^)]*)\) = (?P<ret>-?\d+)(?: (?P<err>E[A-Z0-9]+))?(?:.*<(?P<dur>\d+\.\d+)>)?')
 
 
 def parse_strace(lines) -> pd.DataFrame:
-    """openat() lines of `strace -ttt -e trace=openat` (with or without -f's pid column).
-    Columns: t, path, ret, err (errno name, e.g. ENOENT, or None)."""
+    """openat() lines of `strace -ttt [-T] -e trace=openat` (with or without -f's pid column).
+    Columns: t, path, ret, err (errno name, e.g. ENOENT, or None), dur (seconds in the call, from
+    -T's "<0.000123>"; NaN without -T)."""
     rows = []
     for line in lines:
         m = _STRACE.match(line)
         if m:
-            rows.append({"t": float(m["t"]), "path": m["path"], "ret": int(m["ret"]), "err": m["err"]})
-    return pd.DataFrame(rows, columns=["t", "path", "ret", "err"])
+            rows.append({"t": float(m["t"]), "path": m["path"], "ret": int(m["ret"]), "err": m["err"],
+                         "dur": float(m["dur"]) if m["dur"] else float("nan")})
+    return pd.DataFrame(rows, columns=["t", "path", "ret", "err", "dur"])
+
+
+def openat_trace(strace: pd.DataFrame) -> str:
+    """The timed openat() calls (parse_strace with -T) in the trace form `perflab heatmap --trace
+    bpftrace` and `perflab compare` read: "time_ns latency_ns", one call a line."""
+    timed = strace.dropna(subset=["dur"])   # strace's times are whole microseconds
+    return "# time_ns latency_ns\n" + "".join(f"{round(t * 1e6) * 1000} {max(1, round(d * 1e6)) * 1000}\n"
+                                             for t, d in zip(timed.t, timed.dur))
 
 
 _FRAME = re.compile(r"^ > (?P<obj>[^(\s]+)\((?P<fn>[^+)]*)(?:\+(?P<off>0x[0-9a-f]+))?\) \[(?P<addr>0x[0-9a-f]+)\]")

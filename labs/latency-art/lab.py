@@ -48,6 +48,7 @@ from perflab.analysis import heatmap
 from perflab.infra import slowdisk
 from perflab.infra.containers import Topology
 from perflab.infra.hostobjects import scratch_dir
+from perflab.infra.labdirs import device_lab
 
 ICY, PTERO = "icy-lake", "pterodactyl"
 #: 2009 figures (Brendan Gregg): the icy lake (one NFS client thread of 8 KB O_DSYNC sequential
@@ -136,15 +137,12 @@ def ptero_job(s) -> fio.JobFile:
 
 def run(s) -> None:
     p = s.params
-    tag = s.manifest.images["fio"].tag
-    out, dev = s.path("fio"), s.path("device")
-    out.mkdir(exist_ok=True)
-    dev.mkdir(exist_ok=True)
+    d = device_lab(s)
+    tag, out, dev, host = d.tag, d.out, d.dev, d.shm
     icy = icy_job(s).write(out / f"{ICY}.fio")
     ptero = ptero_job(s).write(out / f"{PTERO}.fio")
     # Backing files and mount points on tmpfs: reading a sparse file on this VM's disk stalls
     # ~18 ms at every 8 MiB (measured), which would draw dots the disk model never made.
-    host = Path("/dev/shm") / f"perflab-{s.run_id}" / "latency-art"
     events: dict[str, int] = {}
     try:
         with ExitStack() as stack, Topology(s.run_id, s.lab.name) as topo:

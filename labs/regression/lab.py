@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from perflab.analysis import difference, heatmap
+from perflab.config.values import parse_size
 from perflab.fio import jobs as fio, logs as fiolog
 from perflab.infra import zfs
 from perflab.infra.containers import Topology
@@ -79,11 +80,7 @@ def props(side: str, change: str) -> dict[str, str]:
 
 
 def record_bytes(side: str, change: str) -> int:
-    return _size(props(side, change)["recordsize"])
-
-
-def _size(tok: str) -> int:
-    return int(tok[:-1]) * {"K": KIB, "M": KIB * KIB}[tok[-1]] if tok[-1] in "KM" else int(tok)
+    return parse_size(props(side, change)["recordsize"])
 
 
 def order(rounds: int) -> list[tuple[int, str]]:

@@ -17,6 +17,7 @@ of them are slower than zfs-fuse on two cores).
 
 Produces, under the run directory:
   fio/<layout>-write.json, fio/<layout>-read.json, fio/*_bw.*.log   fio's results, 1 s bandwidth
+  fio/*_clat_hist.*.log                                           1 s latency histograms (perflab compare)
   device/d<i>.log, device/mount.epoch_ms                          per-I/O log of each disk
   events.json                                                     wall-clock times of each step
 """
@@ -147,7 +148,7 @@ def run(s) -> None:
                 with s.phase(f"{lay}-write"):
                     srv.create_pool(layout_vdevs(lay, disks), {"recordsize": str(RECORD), "atime": "off",
                                                                "compression": "off"})
-                    jobs["write"].apply({"stream-write": {"write_bw_log": f"{lay}-write"}})
+                    jobs["write"].apply({"stream-write": {"write_bw_log": f"{lay}-write", "write_hist_log": f"{lay}-write"}})
                     job = jobs["write"].write(out / f"{lay}-write.fio")
                     ev["write"] = _fio(client, job.name, f"{lay}-write")
                     srv.exec(["zpool", "export", zfs.POOL])       # the last txg reaches the disks
@@ -157,7 +158,7 @@ def run(s) -> None:
                     ev["layout"] = " ".join(layout_vdevs(lay, [d.rsplit("/", 1)[-1] for d in disks]))
                 if p["read"]:
                     with s.phase(f"{lay}-read"):
-                        jobs["read"].apply({"stream-read": {"write_bw_log": f"{lay}-read"}})
+                        jobs["read"].apply({"stream-read": {"write_bw_log": f"{lay}-read", "write_hist_log": f"{lay}-read"}})
                         job = jobs["read"].write(out / f"{lay}-read.fio")
                         ev["read"] = _fio(client, job.name, f"{lay}-read")
                 srv.exec(["zpool", "export", zfs.POOL])

@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from perflab.infra.containers import Topology, wait_until
+from perflab.infra.labdirs import made_dirs
 from perflab.infra.ledger import Ledger
 from perflab.infra.slowdisk import DiskModel
 
@@ -44,9 +45,7 @@ class LabPaths:
 
 def lab_paths(s, zfs_dir: bool = False) -> LabPaths:
     tags = {n: s.manifest.images[n].tag for n in ("fio", "zfs")}
-    dirs = [s.path("fio"), s.path("device")] + ([s.path("zfs")] if zfs_dir else [])
-    for d in dirs:
-        d.mkdir(exist_ok=True)
+    dirs = made_dirs(s, "fio", "device", *(["zfs"] if zfs_dir else []))
     return LabPaths(tags, dirs[0], dirs[1], Path("/run/perflab") / s.run_id / "export",
                     dirs[2] if zfs_dir else None)
 

@@ -4,7 +4,12 @@ A run is named by its directory (data/runs/<run id>, anything with a run.json), 
 (its reference, data/reference/<lab>), or by a map saved with `perflab heatmap --save` (.npz). Its
 latency map is built from the fio latency logs under the run's `fio/` directory: per job, the
 histogram log (`*_clat_hist.*`) if there is one, else the per-I/O completion-latency log
-(`*_clat.*`), else the total-latency log (`*_lat.*`), so that no I/O is counted twice.
+(`*_clat.*`), else the total-latency log (`*_lat.*`), so that no I/O is counted twice. Logs that
+`fio --client` brought back carry their host's address (`NAME_clat_hist.1.log.172.21.0.3`); they
+are keyed by the host's rank, not its address, so that a run on another network still compares.
+A lab whose latencies are not fio's writes them as traces in the ``bpftrace`` form
+(:mod:`perflab.analysis.heatmap.traces`: `time_ns latency_ns`), `latency/NAME.trace`: the elinks
+lab's openat() calls timed by strace, for example.
 
 Two runs must be of the same lab and have logs of the same jobs; noise runs (``--noise``, by default
 the first run's lab's reference and its repeats) must too. The statistics are
@@ -19,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perflab.analysis import difference
-from perflab.analysis.heatmap import HeatMap, from_hist_log, from_lat_log, merge
+from perflab.analysis.heatmap import HeatMap, from_hist_log, from_lat_log, from_trace, merge
 from perflab.config.manifest import Manifest
 from perflab.errors import Refused
 from perflab.fio.logs import FioLogError
@@ -30,6 +35,8 @@ __all__ = ["Run", "resolve", "latency_logs", "build_map", "compare_runs", "again
 #: fio's latency logs: NAME_clat_hist.N.log, NAME_clat.N.log, NAME_lat.N.log (+ .gz, + a --client host)
 LOG_NAME = re.compile(r"^(?P<job>.+?)_(?P<kind>clat_hist|clat|lat)\.(?P<n>\d+)\.log(?P<rest>.*)$")
 PREFERENCE = ("clat_hist", "clat", "lat")
+#: a lab's own latency traces (bpftrace form): run_dir/latency/NAME.trace
+TRACE_DIR, TRACE_SUFFIX = "latency", ".trace"
 
 
 @dataclass
@@ -45,18 +52,36 @@ class Run:
 
 
 def latency_logs(run_dir: Path) -> dict[str, Path]:
-    """{job key: log} for the fio latency logs under run_dir/fio, one kind per job (see above). The
-    key is the log's path relative to fio/ without its kind and compression, e.g. "as-cabled/j1d1.3"."""
+    """{job key: log} for the fio latency logs under run_dir/fio, one kind per job (see above), and
+    the lab's traces under run_dir/latency. A fio key is the log's path relative to fio/ without its
+    kind and compression, e.g. "as-cabled/j1d1.3"; a --client host's log gets "@hostN" (N: the
+    host's rank among that job's hosts); a trace's key is "latency/NAME"."""
     found: dict[str, dict[str, Path]] = {}
+    hosts: dict[str, set[str]] = {}
     root = Path(run_dir) / "fio"
     for p in sorted(root.rglob("*.log*")) if root.is_dir() else []:
         m = LOG_NAME.match(p.name)
         if not m or not p.is_file():
             continue
-        rest = m["rest"].removesuffix(".gz")
-        key = str((p.parent.relative_to(root) / f"{m['job']}.{m['n']}{rest}").as_posix())
-        found.setdefault(key, {})[m["kind"]] = p
-    return {k: next(v[kind] for kind in PREFERENCE if kind in v) for k, v in sorted(found.items())}
+        host = m["rest"].removesuffix(".gz").removeprefix(".")
+        job = str((p.parent.relative_to(root) / f"{m['job']}.{m['n']}").as_posix())
+        found.setdefault((job, host), {})[m["kind"]] = p
+        hosts.setdefault(job, set()).add(host)
+    rank = {(job, h): i for job, hs in hosts.items() for i, h in enumerate(sorted(hs, key=_host_order), 1)}
+    out = {(job if not host else f"{job}@host{rank[job, host]}"): next(v[kind] for kind in PREFERENCE if kind in v)
+           for (job, host), v in found.items()}
+    tdir = Path(run_dir) / TRACE_DIR
+    for p in sorted(tdir.glob(f"*{TRACE_SUFFIX}*")) if tdir.is_dir() else []:
+        if p.is_file():
+            out[f"{TRACE_DIR}/{p.name.split(TRACE_SUFFIX)[0]}"] = p
+    return dict(sorted(out.items()))
+
+
+def _host_order(host: str):
+    """IPv4 addresses in numeric order (172.21.0.10 after .9), names after them."""
+    parts = host.split(".")
+    return (0, tuple(int(x) for x in parts), "") if len(parts) == 4 and all(x.isdigit() for x in parts) \
+        else (1, (), host)
 
 
 def _read_run(name: str, path: Path) -> Run:
@@ -96,12 +121,15 @@ def build_map(run: Run, col_s: float) -> HeatMap:
         return run.map
     if not run.logs:
         raise Refused(f"{run.name}: no fio latency log under {run.path / 'fio'} (*_clat_hist.*, *_clat.*, "
-                      f"*_lat.*): lab {run.lab} keeps none, so there is no distribution to compare")
-    hist = [p for p in run.logs.values() if "_clat_hist." in p.name]
-    per_io = [p for p in run.logs.values() if p not in hist]
+                      f"*_lat.*) and no trace under {run.path / TRACE_DIR}: lab {run.lab} keeps none, so there is "
+                      f"no distribution to compare")
+    traces = [p for k, p in run.logs.items() if k.startswith(f"{TRACE_DIR}/")]
+    hist = [p for p in run.logs.values() if "_clat_hist." in p.name and p not in traces]
+    per_io = [p for p in run.logs.values() if p not in hist and p not in traces]
     try:
         maps = ([from_hist_log(hist, col_s=col_s)] if hist else []) + \
-               ([from_lat_log(per_io, col_s=col_s)] if per_io else [])
+               ([from_lat_log(per_io, col_s=col_s)] if per_io else []) + \
+               ([from_trace(traces, "bpftrace", col_s=col_s)] if traces else [])
     except (FioLogError, OSError, ValueError) as e:
         raise Refused(f"{run.name}: {e}") from None
     return merge(maps)

@@ -1,0 +1,36 @@
+"""Where a device lab's run keeps things, made at the start of its run().
+
+Every lab that drives fio against emulated disks writes fio's output under the run's ``fio/`` and
+the disks' per-I/O logs under ``device/``; the slowdisk labs without ZFS (disk-model, latency-art)
+keep their backing files and mount points on tmpfs (``/dev/shm``), so that the host's own disk adds
+no delays the model never made. :func:`perflab.infra.zfs.lab_paths` is the ZFS labs' version.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["DeviceLab", "device_lab", "made_dirs"]
+
+
+def made_dirs(s, *names: str) -> list[Path]:
+    """The run directory's subdirectories ``names``, made if missing."""
+    dirs = [s.path(n) for n in names]
+    for d in dirs:
+        d.mkdir(exist_ok=True)
+    return dirs
+
+
+@dataclass(frozen=True)
+class DeviceLab:
+    tag: str     # the fio image's tag
+    out: Path    # the run's fio/
+    dev: Path    # the run's device/
+    shm: Path    # /dev/shm/perflab-<run id>/<lab>: backing files and mount points on tmpfs
+
+
+def device_lab(s) -> DeviceLab:
+    """A slowdisk lab's directories; the tmpfs one is only named here (the lab makes it inside a
+    ledger-recorded scratch_dir of its parent, so an interrupted run leaves nothing behind)."""
+    out, dev = made_dirs(s, "fio", "device")
+    return DeviceLab(s.manifest.images["fio"].tag, out, dev, Path("/dev/shm") / f"perflab-{s.run_id}" / s.lab.name)
