@@ -1,25 +1,47 @@
 #!/usr/bin/env bash
 # Host packages and services the labs need, installed only when missing; idempotent.
-#   - Debian packages: Docker's engine (docker.io), fio, zfs-fuse, FUSE 3, debootstrap (to make the
-#     base image when no registry answers), iproute2 (tc), strace, and a compiler for the
-#     slow-disk emulator; headless Chromium (and its fonts) for the book's browser test.
-#     linux-perf: `perf stat -e cycles,instructions` for the ht lab (CPI where the CPU exposes counters).
-#   - dockerd started in the background when no engine answers (log: /var/log/perflab-dockerd.log).
+#   - Docker: any engine that answers `docker info` is used as it is (Docker CE, Docker Desktop,
+#     Debian's docker.io) and none is installed beside it. Only where no `docker` command exists
+#     is Debian's docker.io installed and its dockerd started in the background (log:
+#     /var/log/perflab-dockerd.log). A `docker` command whose engine does not answer and that is
+#     not docker.io's is left alone: the script says so and stops (installing docker.io over
+#     Docker CE would conflict).
+#   - Debian packages: fio, zfs-fuse, FUSE 3, debootstrap (to make the base image when no registry
+#     answers), iproute2 (tc), strace, and a compiler for the slow-disk emulator; headless Chromium
+#     (and its fonts) for the book's browser test. linux-perf: `perf stat -e cycles,instructions`
+#     for the ht lab (CPI where the CPU exposes counters). Installed with apt-get, so only on
+#     Debian or Ubuntu; elsewhere the script names what is missing and stops.
 set -euo pipefail
-PKGS=(docker.io fio zfs-fuse fuse3 libfuse3-dev pkg-config gcc make debootstrap iproute2 strace
+PKGS=(fio zfs-fuse fuse3 libfuse3-dev pkg-config gcc make debootstrap iproute2 strace
       ca-certificates util-linux procps chromium fonts-liberation linux-perf)
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+answers() { command -v docker >/dev/null 2>&1 && timeout 10 docker info >/dev/null 2>&1; }
+START_DOCKERD=0
+if answers; then
+  echo "setup: a Docker engine answers ($(command -v docker), server $(docker version -f '{{.Server.Version}}' 2>/dev/null || echo '?')): using it, installing none"
+elif command -v docker >/dev/null 2>&1 && ! installed docker.io; then
+  echo "setup: $(command -v docker) is installed (not Debian's docker.io) but its engine does not answer 'docker info'; start it (for example: systemctl start docker, or Docker Desktop) and run make setup again. No second engine is installed over it." >&2
+  exit 1
+else
+  PKGS=(docker.io "${PKGS[@]}")
+  START_DOCKERD=1
+fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 if [ ${#missing[@]} -gt 0 ]; then
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "setup: missing: ${missing[*]}; this script installs packages only on Debian or Ubuntu (apt-get): install them with this system's package manager and run make setup again" >&2
+    exit 1
+  fi
   echo "setup: installing Debian packages: ${missing[*]}"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-DOCKER=/usr/bin/docker
-if ! timeout 10 $DOCKER info >/dev/null 2>&1; then
+DOCKER=$(command -v docker || echo /usr/bin/docker)
+if [ "$START_DOCKERD" = 1 ] && ! timeout 10 $DOCKER info >/dev/null 2>&1; then
   if pgrep -x dockerd >/dev/null; then
     echo "setup: dockerd runs but does not answer yet; waiting"
   else

@@ -124,7 +124,7 @@ def test_a_repeat_against_the_reference_is_within_the_noise_it_makes():
 
 @pytest.mark.parametrize("args,message", [
     (["heatmaps", "l2arc"], "compare runs of one lab"),
-    (["benchmarking", "benchmarking"], "no fio latency log"),
+    (["ht", "ht"], "no fio latency log"),
     (["logzilla", "logzilla"], "no recorded repeats"),
     (["heatmaps", "no-such-thing"], "not a run directory"),
     (["heatmaps", "heatmaps", "--noise", "heatmaps"], "at least two runs"),

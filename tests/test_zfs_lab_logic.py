@@ -60,3 +60,44 @@ def test_picket_fence_none():
 def test_recordsize_matches_io_size_within_zfs_limits():
     rs = lab().recordsize
     assert rs(8192) == "8192" and rs(512) == "512" and rs(1 << 20) == "131072"
+
+
+def _untar_module():
+    spec = importlib.util.spec_from_file_location("logzilla_untar", ROOT / "labs" / "logzilla" / "untar.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_untar_archive_is_deterministic_and_unpacks_with_a_create_and_a_commit_per_file(tmp_path):
+    """The untar's archive is the same for a seed (so the reader's run unpacks the reference's files);
+    extract makes every file, byte for byte, and traces two synchronous steps per file."""
+    import tarfile
+
+    ut = _untar_module()
+    a, b = tmp_path / "a.tar", tmp_path / "b.tar"
+    made = ut.make(str(a), 150, 2009)
+    ut.make(str(b), 150, 2009)
+    assert a.read_bytes() == b.read_bytes() and made["files"] == 150
+    assert ut.make(str(tmp_path / "c.tar"), 150, 7)["bytes"] != made["bytes"]
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    got = ut.extract(str(a), str(dest), str(tmp_path / "t.trace"), str(tmp_path / "s.json"))
+    assert got["files"] == 150 and got["bytes"] == made["bytes"] and got["dirs"] == made["dirs"]
+    with tarfile.open(a) as tar:
+        for m in tar:
+            if m.isfile():
+                assert (dest / m.name).read_bytes() == tar.extractfile(m).read()
+    lines = (tmp_path / "t.trace").read_text().splitlines()
+    assert lines[0] == "# time_ns latency_ns op" and len(lines) == 1 + 2 * 150
+    assert [ln.split()[2] for ln in lines[1:5]] == ["create", "commit", "create", "commit"]
+    # the lab's reading of it: the bpftrace form, split by op
+    hm = heatmap.from_trace([tmp_path / "t.trace"], "bpftrace", by="op")
+    assert {k: int(v.counts.sum()) for k, v in hm.items()} == {"create": 150, "commit": 150}
+    udir = tmp_path / "run" / "untar"
+    udir.mkdir(parents=True)
+    for n in ("with-log", "no-log"):
+        (udir / f"{n}.trace").write_text((tmp_path / "t.trace").read_text())
+        (udir / f"{n}.json").write_text((tmp_path / "s.json").read_text())
+    st = lab().untar_stats(lab().load_untar(tmp_path / "run"))
+    assert st["untar_ratio"] == 1.0 and st["untar_files"] == 150 and 0 < st["untar_sync_share_no_log"] <= 1

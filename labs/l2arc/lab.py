@@ -7,12 +7,15 @@ the cache device) is written once, the pool is exported and imported (a cold ARC
 device is added only then (an empty L2ARC: added before the fill, it came back from the import
 full of stale space accounting and the feed thread wrapped around it without keeping anything),
 and fio's random 8 KiB reads warm both caches while the ARC's kstats are sampled every second.
+Then the cache device is removed (`zpool remove`) and the same reads run on for `off_time`, the ARC
+still warm: the L2ARC off against on, the comparison the 2009 post's "over 5x" makes.
 
 Real: ZFS's ARC and L2ARC (feed thread, headers, eviction), fio, containers, zram. Emulated: the
 7200 RPM disks (slowdisk), the read-optimised SSD (zram: RAM behind the block layer).
 
-Produces under the run directory: fio/warmup*.log (histogram logs, epoch-stamped), fio/*.json,
-device/d*.log (per-I/O service times), device/arcstats.txt (kstats at 1 Hz), events.json.
+Produces under the run directory: fio/warmup*.log and fio/off*.log (histogram logs, epoch-stamped),
+fio/*.json, device/d*.log (per-I/O service times), device/arcstats.txt (kstats at 1 Hz), events.json
+(cold_ms, warm_end_ms, off_start_ms: the cache device gone, off_end_ms, probe_start_ms).
 """
 from __future__ import annotations
 
@@ -42,6 +45,7 @@ RECORD = 8192
 DISK_BYTES = 1 << 30
 DISK_SPAN = 10 ** 12     # the data sits on the first GB of a 1 TB disk (as on the 7410's disks)
 WARM_IOPS_MIN = {"full": 5.0, "smoke": 3.0}
+OFF_SETTLE_S = 5.0   # the first seconds without the cache device are left out of its statistics
 
 
 def disk_model() -> DiskModel:
@@ -50,7 +54,7 @@ def disk_model() -> DiskModel:
 
 def plan(p: dict) -> list[tuple[str, float]]:
     return [("pool", 15.0), ("fill", p["working_set"] / 40e6 + 10), ("warmup", p["warm_time"] + 5),
-            ("tiers", 15.0), ("collect", 10.0)]
+            ("off", p["off_time"] + 5), ("tiers", 15.0), ("collect", 10.0)]
 
 
 def _jobs(s) -> dict[str, fio.JobFile]:
@@ -60,6 +64,10 @@ def _jobs(s) -> dict[str, fio.JobFile]:
     j["fill"].apply({"global": {"filename": path, "size": p["working_set"]}})
     j["random-reads"].apply({"global": {"filename": path, "size": p["working_set"], "numjobs": p["threads"],
                                         "runtime": int(p["warm_time"])}})
+    # the same reads without the cache device: only the run time and the log's name differ
+    j["off"] = fio.JobFile.load(s.lab.jobs_dir / "random-reads.fio").apply(
+        {"global": {"filename": path, "size": p["working_set"], "numjobs": p["threads"],
+                    "runtime": int(p["off_time"]), "write_hist_log": "off"}})
     j["arc-probe"].apply({"global": {"filename": f"{zfs.EXPORT}/{zfs.POOL}/small.dat"}})
     return j
 
@@ -96,7 +104,13 @@ def run(s) -> None:
             with s.phase("warmup"):
                 fio_run(topo, "random-reads")
                 events["warm_end_ms"] = int(time.time() * 1000)
+            with s.phase("off"):
+                srv.remove_device(zram)      # the L2ARC off; the ARC keeps what it holds
+                events["off_start_ms"] = int(time.time() * 1000)
+                fio_run(topo, "off")
+                events["off_end_ms"] = int(time.time() * 1000)
             with s.phase("tiers"):
+                events["probe_start_ms"] = int(time.time() * 1000)
                 fio_run(topo, "arc-probe")
             with s.phase("collect"):
                 (s.path("arcstats-final.json")).write_text(json.dumps(zfs.read_kstats(srv), indent=1))
@@ -118,15 +132,22 @@ def load(data_dir: Path) -> dict:
     mount_ms = int((ddir / "mount.epoch_ms").read_text())
     dev_logs = sorted(p for p in ddir.glob("d*.log*") if ".wait." not in p.name)
     device = heatmap.from_lat_log(dev_logs, t0_ms=t0 - mount_ms)
-    ks = zfs.read_arcstats_series(ddir / "arcstats.txt")
+    ks_all = zfs.read_arcstats_series(ddir / "arcstats.txt")
     events = json.loads((data_dir / "events.json").read_text())
-    if "warm_end_ms" in events:   # the sampler runs on through the ARC probe: keep the warm-up only
-        ks = ks[ks.index <= events["warm_end_ms"]]
-    ks.index = (ks.index - t0) / 1000.0
+    ks = ks_all[ks_all.index <= events["warm_end_ms"]] if "warm_end_ms" in events else ks_all
+    ks.index = (ks.index - t0) / 1000.0    # the sampler runs on after the warm-up: ks is the warm-up only
     rates = ks.diff().div(pd.Series(ks.index, index=ks.index).diff(), axis=0).iloc[1:]
     warm = fiolog.read_fio_json(fdir / "random-reads.json")
     probe = fiolog.job_table(fiolog.read_fio_json(fdir / "arc-probe.json")).set_index("job")
-    return {"app": app, "device": device, "kstats": ks, "rates": rates, "t0_ms": t0,
+    off_logs = sorted(fdir.glob("off_clat_hist.*.log*"))
+    off = None
+    if off_logs and "off_start_ms" in events:   # the L2ARC removed, the same reads on, on the warm-up's clock
+        off_ks = ks_all[(ks_all.index >= events["warm_end_ms"]) & (ks_all.index <= events["off_end_ms"])]
+        off_ks.index = (off_ks.index - t0) / 1000.0
+        off = {"app": heatmap.from_hist_log(off_logs, t0_ms=t0),
+               "rates": off_ks.diff().div(pd.Series(off_ks.index, index=off_ks.index).diff(), axis=0).iloc[1:],
+               "start_s": (events["off_start_ms"] - t0) / 1000.0, "end_s": (events["off_end_ms"] - t0) / 1000.0}
+    return {"app": app, "device": device, "kstats": ks, "rates": rates, "t0_ms": t0, "off": off,
             "jobs": fiolog.job_table(warm), "probe": probe, "fio_version": warm.get("fio version")}
 
 
@@ -138,7 +159,7 @@ def iops_series(d: dict, window_s: int = 5) -> pd.Series:
 
 def tier_rates(d: dict) -> pd.DataFrame:
     """Reads per second answered by each tier, from the ARC's counters: DRAM (ARC hits), L2ARC
-    (l2_hits) and disk (ARC misses that the L2ARC missed too)."""
+    (l2_hits) and disk (ARC misses that the L2ARC missed too). ``d``: load()'s, or its "off"."""
     r = d["rates"]
     return pd.DataFrame({"DRAM (ARC)": r["hits"], "L2ARC": r["l2_hits"], "disk": r["l2_misses"]}).clip(lower=0)
 
@@ -229,6 +250,30 @@ def fill_shape(d: dict) -> dict:
             "fill_r2": round(float(r2), 4)}
 
 
+def off_stats(d: dict, p: dict) -> dict:
+    """The reads after the cache device was removed (without its first OFF_SETTLE_S seconds and its
+    last, partial second): IOPS and median from fio's log; the ARC's hit share, its hits per second and
+    any L2ARC hit from the ARC's counters (without a cache device ZFS counts no l2_misses: the disks
+    get the ARC's misses); and the IOPS the disks allow at that hit share, one read in flight per
+    thread and per disk, each miss taking the cold phase's median: min(threads, disks) / ((1 - h) x
+    cold latency)."""
+    o = d["off"]
+    app = o["app"]
+    a = np.ceil(o["start_s"]) + OFF_SETTLE_S
+    b = min(app.n_columns * app.col_s, np.floor(o["end_s"])) - 1.0
+    r = o["rates"]
+    r = r[(r.index > a) & (r.index <= b)]
+    hits, misses = float(r["hits"].clip(lower=0).sum()), float(r["misses"].clip(lower=0).sum())
+    h = hits / (hits + misses) if hits + misses else float("nan")
+    cold_s = phase_stats(d, "cold")["p50_us"] / 1e6
+    return {"from_s": a, "to_s": b, "iops": int(app.counts[int(a):int(b)].sum()) / (b - a),
+            "p50_us": app.percentile(50, a, b) / 1000,
+            "ms_share": float(app.fraction_between(1e6, float("inf"), a, b)),
+            "dram_share": h, "dram_per_s": float(r["hits"].clip(lower=0).mean()),
+            "l2_hits": int(r["l2_hits"].clip(lower=0).sum()),
+            "predicted_iops": in_flight(p) / ((1 - h) * cold_s) if h == h and h < 1 else float("nan")}
+
+
 def summary(d: dict, p: dict) -> dict:
     cold, warm = phase_stats(d, "cold"), phase_stats(d, "warm")
     tc, tw = _tier_shares(d, cold["from_s"], cold["to_s"]), _tier_shares(d, warm["from_s"], warm["to_s"])
@@ -238,7 +283,15 @@ def summary(d: dict, p: dict) -> dict:
     meas = warmup_time(d)
     ks = d["kstats"]
     arc_p50 = float(d["probe"].loc["read", "clat_p50_ns"]) / 1000
-    return {
+    off = off_stats(d, p) if d.get("off") else None
+    off_metrics = {} if off is None else {
+        # the L2ARC off, the ARC warm: what the 2009 post's "over 5x" compares
+        "off_iops": round(off["iops"], 1), "on_off_ratio": round(warm["iops"] / off["iops"], 2),
+        "off_p50_us": round(off["p50_us"], 1), "off_ms_share": round(off["ms_share"], 4),
+        "dram_share_off": round(off["dram_share"], 3), "dram_hits_per_s_off": round(off["dram_per_s"], 1),
+        "l2_hits_off": off["l2_hits"], "off_iops_predicted": round(off["predicted_iops"], 1),
+    }
+    return off_metrics | {
         "cold_iops": round(cold["iops"], 1), "warm_iops": round(warm["iops"], 1),
         "warm_cold_ratio": round(warm["iops"] / cold["iops"], 2),
         "cold_p50_us": round(cold["p50_us"], 1), "warm_p50_us": round(warm["p50_us"], 1),

@@ -5,7 +5,9 @@ Topology: a ZFS server container (zfs-fuse; its disks are files on the slowdisk 
 mirrors) and a fio client container that sees the pool through an rshared bind of a host
 directory. fio writes with O_DSYNC for `before` seconds; then the lab adds a separate intent-log
 device (a file on tmpfs in the server: RAM stands in for the Logzilla SSD) and fio goes on for
-`after` seconds, so one heat map shows the change.
+`after` seconds, so one heat map shows the change. Then the 2009 post's untar: a tar of
+`untar_files` small files unpacked with NFS's stable creates and commits at close (labs/logzilla/
+untar.py, in the fio image), once with the log device and, after `zpool remove` of it, once without.
 
 Real: fio, ZFS (zfs-fuse: ZIL, txgs, the log device), containers. Emulated: the 7200 RPM disks
 (slowdisk's model), the SSD (tmpfs).
@@ -14,12 +16,16 @@ Produces, under the run directory:
   fio/sync-writes.fio, fio/sync-writes.json, fio/*_clat*.log   fio's job, result and latency logs
   device/d<i>.log, device/mount.epoch_ms                        per-I/O service times of each disk
   device/iostat.txt, device/iostat.start                         `zpool iostat -v tank 1`
+  untar/{with-log,no-log}.trace, .json    each untar's steps ("time_ns latency_ns op", op create or
+                                          commit) and its summary (files, bytes, seconds)
   events.json                                                    wall-clock times of the change
 """
 from __future__ import annotations
 
 import json
+import statistics
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +52,10 @@ P50_RATIO_MIN = {"full": 10.0}
 DISK_BYTES = 1 << 30       # each emulated disk's backing file (sparse)
 DISK_SPAN = 10 ** 12       # seek curve over a 1 TB disk: the data sits on its first GB
 SLOG_MB = 512
+HERE = Path(__file__).resolve().parent
+UNTAR_SEED = 2009
+UNTAR_RATIO_MIN = 5.0   # "several times": per file, two intent-log commits to the mirrors vs to RAM
+UNTARS = ("with-log", "no-log")    # in the order they run: the log device is removed between them
 
 
 def disk_model(p: dict) -> DiskModel:
@@ -54,7 +64,8 @@ def disk_model(p: dict) -> DiskModel:
 
 
 def plan(p: dict) -> list[tuple[str, float]]:
-    return [("pool", 15.0), ("before", p["before"]), ("after", p["after"] + 5), ("collect", 10.0)]
+    return [("pool", 15.0), ("before", p["before"]), ("after", p["after"] + 5),
+            ("untar", 10.0 + p["untar_files"] * 0.02), ("collect", 10.0)]
 
 
 def job_file(s) -> fio.JobFile:
@@ -112,7 +123,7 @@ def run(s) -> None:
                                               + fio_c.logs().decode(errors="replace")[-2000:])
                     time.sleep(min(0.5, max(0.0, t_add - time.time())))
             with s.phase("after"):
-                srv.add_log(SLOG_MB)
+                slog = srv.add_log(SLOG_MB)
                 events["log_added_ms"] = int(time.time() * 1000)
                 res = fio_c.wait(timeout=p["after"] + 300)
                 events["fio_exit_ms"] = int(time.time() * 1000)
@@ -120,6 +131,14 @@ def run(s) -> None:
                     raise ContainerFailed(f"fio: exit {res.get('StatusCode')}\n"
                                           + fio_c.logs().decode(errors="replace")[-2000:])
                 (out / f"{JOB}.stdout.txt").write_bytes(fio_c.logs())
+            with s.phase("untar"):
+                udir = s.path("untar")
+                udir.mkdir(exist_ok=True)
+                for name in UNTARS:
+                    if name == "no-log":
+                        srv.remove_device(slog)
+                        events["log_removed_ms"] = int(time.time() * 1000)
+                    untar(topo, tags["fio"], exp, udir, name, p["untar_files"])
             with s.phase("collect"):
                 (s.path("arcstats.json")).write_text(json.dumps(zfs.read_kstats(srv), indent=1))
                 syscalls(topo, tags["fio"], exp, out, p["bs"])
@@ -128,6 +147,50 @@ def run(s) -> None:
         (s.path("events.json")).write_text(json.dumps(events, indent=2))
     d = load(s.data_dir)
     s.metric(**summary(d, s.preset))
+
+
+def untar(topo, image: str, exp: Path, udir: Path, name: str, files: int) -> None:
+    """Make the archive in the container's /tmp (not timed), then unpack it onto the pool, a stable
+    create and a commit at close per file (untar.py); the trace and summary land in udir."""
+    dest = f"{zfs.EXPORT}/{zfs.POOL}/untar-{name}"
+    sh = (f"mkdir -p {dest} && python3 /lab/untar.py make --files {files} --seed {UNTAR_SEED} /tmp/tree.tar "
+          f"> /dev/null && python3 /lab/untar.py extract /tmp/tree.tar {dest} --trace /out/{name}.trace "
+          f"--summary /out/{name}.json > /dev/null")
+    topo.run(image, f"untar-{name}", ["sh", "-c", sh],
+             volumes={str(udir): {"bind": "/out", "mode": "rw"}, str(exp): {"bind": zfs.EXPORT, "mode": "rw,rslave"},
+                      str(HERE): {"bind": "/lab", "mode": "ro"}},
+             network_mode="none", timeout=600 + files)
+
+
+def load_untar(data_dir: Path) -> dict | None:
+    """Each untar's summary and steps: {name: {"summary", "steps" (DataFrame t_ns, lat_ns, op)}}; None
+    for a run without them."""
+    udir = Path(data_dir) / "untar"
+    if not all((udir / f"{n}.json").is_file() for n in UNTARS):
+        return None
+    out = {}
+    for n in UNTARS:
+        steps = pd.read_csv(udir / f"{n}.trace", sep=" ", comment="#", names=["t_ns", "lat_ns", "op"])
+        out[n] = {"summary": json.loads((udir / f"{n}.json").read_text()), "steps": steps}
+    return out
+
+
+def untar_stats(u: dict) -> dict:
+    """Seconds per untar and their ratio; each step's median (us); the share of the untar's time that
+    its synchronous steps (create + commit) took."""
+    out = {}
+    for n in UNTARS:
+        sm, st = u[n]["summary"], u[n]["steps"]
+        key = n.replace("-", "_")
+        out[f"untar_s_{key}"] = round(sm["seconds"], 2)
+        out[f"untar_files_per_s_{key}"] = round(sm["files"] / sm["seconds"], 1)
+        for op in ("create", "commit"):
+            out[f"untar_{op}_p50_us_{key}"] = round(statistics.median(st.lat_ns[st.op == op]) / 1000, 1)
+        out[f"untar_sync_share_{key}"] = round(float(st.lat_ns.sum()) / 1e9 / sm["seconds"], 3)
+    out["untar_files"] = u["no-log"]["summary"]["files"]
+    out["untar_bytes"] = u["no-log"]["summary"]["bytes"]
+    out["untar_ratio"] = round(out["untar_s_no_log"] / out["untar_s_with_log"], 2)
+    return out
 
 
 PROBE_IOS = 97  # a prime: the count in the trace is checked against it
@@ -173,6 +236,11 @@ def load(data_dir: Path) -> dict:
     mount_ms = int((ddir / "mount.epoch_ms").read_text())
     dev_logs = sorted(p for p in ddir.glob("d*.log*") if ".wait." not in p.name)
     device = heatmap.from_lat_log(dev_logs, t0_ms=t0 - mount_ms, ddir=None)
+    n = app.n_columns
+    if device.n_columns > n:   # fio's span only: what came after (the untar, the strace probe) is counted in a note
+        later = int(device.counts[n:].sum() + device.overflow[n:].sum())
+        device = replace(device, counts=device.counts[:n], overflow=device.overflow[:n],
+                         notes=list(device.notes) + [f"{later:,} I/Os after fio's last second not shown"])
     per_disk = {p.name.split(".")[0]: fiolog.read_lat_log(p) for p in dev_logs}
     start_file = ddir / "iostat.start"
     iostat = zfs.parse_iostat((ddir / "iostat.txt").read_text(),
@@ -182,7 +250,7 @@ def load(data_dir: Path) -> dict:
     return {"app": app, "device": device, "per_disk": per_disk, "iostat": iostat, "t0_ms": t0,
             "t_add_s": (events["log_added_ms"] - t0) / 1000, "events": events,
             "jobs": fiolog.job_table(result), "capture": "hist" if hist else "perio",
-            "fio_version": result.get("fio version"), "mount_ms": mount_ms}
+            "fio_version": result.get("fio version"), "mount_ms": mount_ms, "untar": load_untar(data_dir)}
 
 
 def windows(d: dict) -> dict[str, tuple[float, float]]:
@@ -296,4 +364,5 @@ def summary(d: dict, preset: str | None = None) -> dict:
         "picket_stall_min_us": None if pf["stall_min_us"] != pf["stall_min_us"] else round(pf["stall_min_us"], 1),
         "t_add_s": round(d["t_add_s"], 2),
         **device_stats(d),
+        **(untar_stats(d["untar"]) if d.get("untar") else {}),
     }

@@ -173,6 +173,10 @@ class ZfsServer:
     def add_cache(self, dev: str) -> None:
         self.exec(["zpool", "add", "-f", POOL, "cache", dev])
 
+    def remove_device(self, dev: str) -> None:
+        """Take a cache (or log) device out of the pool; what the ARC holds stays."""
+        self.exec(["zpool", "remove", POOL, dev])
+
     def reimport(self, dirs=(DISKS, "/dev")) -> None:
         """Export and import the pool: the ARC and the (non-persistent) L2ARC start cold."""
         self.exec(["zpool", "export", POOL])

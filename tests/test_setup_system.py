@@ -1,0 +1,88 @@
+"""scripts/setup-system.sh with stand-in commands (no package is installed, no engine started): it
+uses a Docker engine that answers and installs none beside it, refuses to put docker.io over another
+engine's `docker`, and installs docker.io only where there is no `docker` at all."""
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+SCRIPT = ROOT / "scripts" / "setup-system.sh"
+
+
+def _tool(bin_dir: Path, name: str, body: str) -> None:
+    p = bin_dir / name
+    p.write_text("#!/bin/sh\n" + body + "\n")
+    p.chmod(0o755)
+
+
+@pytest.fixture
+def box(tmp_path):
+    """A PATH whose first directory holds stand-ins: dpkg-query (every package installed but
+    docker.io), apt-get and dockerd (record their arguments), fio. Only coreutils, sh, grep, timeout
+    and the like come from the system."""
+    b = tmp_path / "bin"
+    b.mkdir()
+    calls = tmp_path / "calls.log"
+    _tool(b, "dpkg-query", 'case "$*" in *docker.io*) echo "unknown ok not-installed"; exit 1;; '
+                           '*) echo "install ok installed";; esac')
+    _tool(b, "apt-get", f'echo "apt-get $*" >> {calls}')
+    _tool(b, "dockerd", f'echo "dockerd $*" >> {calls}')
+    _tool(b, "fio", 'echo fio-standin')
+    # the system tools the script uses, and nothing else (no docker, dpkg-query or apt-get of the machine's)
+    sys_bin = tmp_path / "sys"
+    sys_bin.mkdir()
+    for tool in ("sh", "grep", "id", "timeout", "pgrep", "seq", "sleep", "tail", "cat", "chmod", "printf"):
+        found = shutil.which(tool)
+        assert found, tool
+        (sys_bin / tool).symlink_to(found)
+    env = {"PATH": f"{b}:{sys_bin}", "HOME": str(tmp_path), "LANG": "C"}
+    return b, calls, env
+
+
+def _run(env):
+    return subprocess.run([shutil.which("bash"), str(SCRIPT)], env=env, capture_output=True, text=True, timeout=120)
+
+
+def _calls(calls: Path) -> str:
+    return calls.read_text() if calls.exists() else ""
+
+
+def test_an_engine_that_answers_is_used_and_none_installed(box):
+    b, calls, env = box
+    _tool(b, "docker", 'case "$1" in info) exit 0;; version) echo 99.0-standin;; esac')
+    r = _run(env)
+    assert r.returncode == 0, r.stderr
+    assert "a Docker engine answers" in r.stdout and "99.0-standin" in r.stdout and "installing none" in r.stdout
+    assert "docker.io" not in _calls(calls) and "dockerd" not in _calls(calls)
+
+
+def test_another_engines_docker_that_does_not_answer_is_left_alone(box):
+    b, calls, env = box
+    _tool(b, "docker", "exit 1")    # e.g. Docker CE's CLI with its daemon stopped
+    r = _run(env)
+    assert r.returncode == 1
+    assert "not Debian's docker.io" in r.stderr and "No second engine is installed" in r.stderr
+    assert _calls(calls) == ""
+
+
+def test_without_any_docker_docker_io_is_installed(box):
+    b, calls, env = box
+    # the stand-in apt-get "installs" a docker that answers, as docker.io's would once dockerd runs
+    _tool(b, "apt-get", f'echo "apt-get $*" >> {calls}; case "$*" in *docker.io*) '
+                        f'printf "#!/bin/sh\\nexit 0\\n" > {b}/docker; chmod +x {b}/docker;; esac')
+    r = _run(env)
+    assert r.returncode == 0, r.stderr
+    installs = [ln for ln in _calls(calls).splitlines() if " install " in ln]
+    assert len(installs) == 1 and "docker.io" in installs[0].split()
+
+
+def test_where_apt_get_is_missing_what_is_missing_is_named(box):
+    b, calls, env = box
+    (b / "apt-get").unlink()
+    _tool(b, "docker", 'case "$1" in info) exit 0;; version) echo 99.0-standin;; esac')
+    _tool(b, "dpkg-query", 'case "$*" in *zfs-fuse*) exit 1;; *) echo "install ok installed";; esac')
+    r = _run(env)
+    assert r.returncode == 1 and "missing: zfs-fuse" in r.stderr and "Debian or Ubuntu" in r.stderr
