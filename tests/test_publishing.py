@@ -7,7 +7,7 @@ import subprocess
 import pytest
 import yaml
 
-from perflab.book import footer, status
+from perflab.book import sphinxext, status
 from conftest import ROOT
 
 WORKFLOW = ROOT / ".github" / "workflows" / "book.yml"
@@ -77,7 +77,7 @@ def test_status_page_says_fresh_or_stale_as_references_check_does(manifest, monk
 
 def test_footer_names_the_commit_and_the_state_of_the_tree():
     sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    html = footer.footer_html(ROOT)
+    html = sphinxext.footer_html(ROOT)
     assert f"<code>{sha[:7]}</code>" in html and "(UTC)" in html and 'href="build-status.html"' in html
 
 
@@ -102,3 +102,15 @@ def test_readme_feature_table_matches_the_labs_requires(manifest):
             assert labs == set(manifest.labs), row
         else:
             assert {x.strip() for x in listed.split("(")[0].split(",")} == labs, row
+
+
+def test_execution_table_marks_become_words():
+    """myst-nb's nb-exec-table marks (an emoji a machine without an emoji font draws as a box)."""
+    from docutils import nodes
+
+    table = nodes.table("", nodes.tgroup("", nodes.tbody("", nodes.row("", nodes.entry("", nodes.paragraph(text="\u2705")),
+                                                                         nodes.entry("", nodes.paragraph(text="\u274c"))))))
+    doc = nodes.document(None, None)
+    doc += table
+    sphinxext._status_words(None, doc, "x")
+    assert [t.astext() for t in doc.findall(nodes.Text)] == ["ran", "failed"]

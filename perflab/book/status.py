@@ -3,7 +3,7 @@ it draws from (commit, date, fio version, checks passed) and whether that refere
 lab that ships (perflab.run.reference.staleness: the same test as `perflab references --check`).
 
 Per-chapter build times come from myst-nb's own execution statistics (the page's ``nb-exec-table``);
-the "built from commit X on date Y" footer of every page is :mod:`perflab.book.footer`'s.
+the "built from commit X on date Y" footer of every page is :mod:`perflab.book.sphinxext`'s.
 """
 from __future__ import annotations
 
