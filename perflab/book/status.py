@@ -14,12 +14,13 @@ import pandas as pd
 from perflab.config.manifest import Manifest
 from perflab.run.reference import staleness
 
-__all__ = ["chapter_status", "COLUMNS"]
+__all__ = ["chapter_status", "commit_label", "COLUMNS"]
 
 COLUMNS = ["chapter", "lab", "reference commit", "recorded (UTC)", "fio", "checks", "reference"]
 
 
-def _commit(pv: dict) -> str:
+def commit_label(pv: dict) -> str:
+    """A run's (or a git state's) commit as the status page shows it: 7 digits, "(modified)" if dirty."""
     return (pv.get("git_sha") or "?")[:7] + (" (modified)" if pv.get("git_dirty") else "")
 
 
@@ -40,7 +41,7 @@ def chapter_status(m: Manifest) -> pd.DataFrame:
         pv = doc.get("provenance", {})
         checks = doc.get("checks", [])
         why = staleness(m, m.lab(c.lab))
-        rows.append({"chapter": link, "lab": c.lab, "reference commit": _commit(pv),
+        rows.append({"chapter": link, "lab": c.lab, "reference commit": commit_label(pv),
                      "recorded (UTC)": (pv.get("started") or "?")[:16].replace("T", "\u00a0"),
                      "fio": pv.get("fio_version") or "-",
                      "checks": f"{sum(bool(x['passed']) for x in checks)}/{len(checks)} passed",
