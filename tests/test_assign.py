@@ -9,6 +9,7 @@ import base64
 import collections
 import csv
 import json
+import math
 import re
 import shutil
 from pathlib import Path
@@ -19,6 +20,7 @@ from conftest import ROOT, perflab_cmd
 from perflab.teaching import assign, grade
 from perflab.teaching import sealing, spec as specs, student, variant as variants
 from perflab.run import session
+from perflab.config import params as params_mod
 
 SEED = "demo-2026"
 ROSTER = ROOT / "examples" / "class" / "roster.csv"
@@ -47,7 +49,8 @@ def cls(manifest, tmp_path):
 
 # ------------------------------------------------------------------------------ the spec and the draw
 
-@pytest.mark.parametrize("lab,size", [("bad-cable", 8), ("elinks", 8), ("jbod", 15)])
+@pytest.mark.parametrize("lab,size", [("bad-cable", 8), ("elinks", 8), ("jbod", 15), ("logzilla", 3), ("l2arc", 3),
+                                      ("ht", 2)])
 def test_spec_space_is_validated_against_the_lab_schema(manifest, lab, size):
     if lab not in manifest.labs:
         pytest.skip(f"lab {lab} is not in book.toml")
@@ -55,9 +58,10 @@ def test_spec_space_is_validated_against_the_lab_schema(manifest, lab, size):
     assert len(s.space) == size and len({json.dumps(v, sort_keys=True) for v in s.space}) == size
     for v in s.space:
         values = s.validate(v)
-        assert all(values[k] == x for k, x in v.items())
-        assert all(values[k] == x for k, x in s.fixed.items())
-    assert set(specs.labs_with_mystery(manifest)) >= {"bad-cable", "elinks"}
+        # as a variant file carries them (text, perflab.teaching.variant.variant_doc), they resolve alike
+        as_text = {**{k: str(x) for k, x in s.fixed.items()}, **variants.text_values(s, v)}
+        assert values == params_mod.resolve(s.lab, s.preset, as_text)
+    assert set(specs.labs_with_mystery(manifest)) >= {"bad-cable", "elinks", "jbod", "logzilla", "l2arc", "ht"}
 
 
 def test_subset_and_bool_draws_enumerate_in_a_fixed_order():
@@ -133,6 +137,27 @@ def test_scrub_seals_nested_keys_and_wildcards(tmp_path):
     assert sealing.unseal(tl["phases"]["as cabled"]["paths"], "jbod") == {"1": 2, "2": 1}
     assert tl["phases"]["as cabled"]["chains"] == [[1, 2]] and tl["phases"]["balanced"]["paths"] == {"1": 2}
     assert all(c["mbit_bad"].startswith("sealed1:") and c["host"].startswith("c") for c in tl["clients"].values())
+
+
+def test_scrub_seals_a_whole_text_file_once(tmp_path):
+    (tmp_path / "device").mkdir()
+    text = "                capacity     operations\nlogs            -      -\n  /fast/slog   0   512M\n"
+    (tmp_path / "device" / "iostat.txt").write_text(text)
+    assert variants.scrub_files(tmp_path, ["device/iostat.txt"], "logzilla") == ["device/iostat.txt"]
+    sealed = (tmp_path / "device" / "iostat.txt").read_text()
+    assert sealed.startswith("sealed1:") and "slog" not in sealed and "logs" not in sealed
+    assert sealing.unseal(sealed.strip(), "logzilla") == text
+    assert variants.scrub_files(tmp_path, ["device/iostat.txt"], "logzilla") == []   # already sealed: left as it is
+    assert (tmp_path / "device" / "iostat.txt").read_text() == sealed
+
+
+@pytest.mark.parametrize("item", ["/etc/passwd", "../x.json", "run.json:", ":key"])
+def test_scrub_entries_outside_the_run_or_empty_are_refused(manifest, tmp_path, monkeypatch, item):
+    raw = specs.raw_specs(manifest)
+    raw["logzilla"] = {**raw["logzilla"], "scrub": [item]}
+    monkeypatch.setattr(specs, "raw_specs", lambda m: raw)
+    with pytest.raises(sealing.MysteryError, match="scrub entries"):
+        specs.spec(manifest, "logzilla")
 
 
 def test_sealing_detects_edits_and_the_wrong_lab():
@@ -413,3 +438,50 @@ def test_live_bad_cable_variant_assign_run_grade(docker_ok, artifacts, tmp_path)
     assert bad == k and rep["score"] == rep["max"], grade.text(rep)
     # the same run handed in by another student is caught
     assert grade.grade(key, grade.load_submission(run_dir), "s02")["withheld"]
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_live_ht_variant_assign_run_answer_grade(docker_ok, artifacts, tmp_path):
+    """A round trip of a mystery whose evidence is a measurement, not a planted number: the hidden
+    working set (cache or dram) is named from the student notebook's table, as a student would."""
+    out = tmp_path / "class"
+    r = perflab_cmd("assign", "ht", "--students", str(roster(tmp_path / "r.csv", 2)), "--seed", "live-ht",
+                    "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    key = grade.load_key(out / "instructor" / "key.json")
+    assert {e["hidden"]["probe"] for e in key["students"].values()} == {"cache", "dram"}   # 2 students, 2 variants
+    r = perflab_cmd("run", "ht", "--variant", str(out / "s00" / "variant.json"))
+    (artifacts / "run.txt").write_text(r.stdout + "\n" + r.stderr)
+    assert r.returncode == 0, r.stderr
+    run_dir = Path(r.stdout.strip().splitlines()[-1])
+    doc = json.loads((run_dir / "run.json").read_text())
+    planted = key["students"]["s00"]["hidden"]["probe"]
+    size = {"cache": "256KiB", "dram": "128MiB"}[planted]
+    assert doc["status"] == "complete" and doc["params"]["probe"] == specs.SEALED
+    assert "detected_hidden" not in doc["metrics"] and "hidden_gib_per_cpu_s" not in doc["metrics"]
+    for f in [*run_dir.rglob("*.json"), *run_dir.rglob("*.jsonl"), *run_dir.rglob("*.fio"), *run_dir.rglob("*.txt")]:
+        assert size not in f.read_text(errors="replace"), f
+    nbytes = re.compile(rf"\b{ {'cache': 262144, 'dram': 134217728}[planted] }\b")
+    for f in [run_dir / "configurations.json", run_dir / "measurements.jsonl", *run_dir.rglob("*.fio")]:
+        assert not nbytes.search(f.read_text()), f
+    # the student's reading of the notebook's table: the hidden set's work per CPU-second against the
+    # smallest and the largest known set's, nearer on a log scale
+    nb = json.loads((run_dir / "notebook.ipynb").read_text())
+    table = next("".join(o["data"]["text/plain"]) for c in nb["cells"] for o in c.get("outputs", [])
+                 if "GiB per CPU-second" in "".join(o.get("data", {}).get("text/plain", "")))
+    rows = {ln.split()[0]: [float(x) for x in ln.split()[1:]] for ln in table.splitlines()[2:] if ln.strip()}
+    work = {k: v[-1] for k, v in rows.items()}
+    hidden, known = work.pop("hidden.dat"), list(work.values())
+    nearer = "cache" if abs(math.log(hidden / known[0])) < abs(math.log(hidden / known[-1])) else "dram"
+    answers = {"fits": nearer, "hidden_work": hidden, "hidden_vs_cache": round(hidden / known[0], 3)}
+    (run_dir / "answers.json").write_text(json.dumps({"student": "s00", **answers}))
+    rep = grade.grade(key, grade.load_submission(run_dir), "s00")
+    (artifacts / "grade.txt").write_text(grade.text(rep))
+    assert rep["integrity"]["ok"], rep["integrity"]
+    assert nearer == planted and rep["score"] == rep["max"], grade.text(rep)
+    wrong = {**answers, "fits": {"cache": "dram", "dram": "cache"}[planted]}
+    (run_dir / "answers.json").write_text(json.dumps({"student": "s00", **wrong}))
+    rep = grade.grade(key, grade.load_submission(run_dir), "s00")
+    assert [q["verdict"] for q in rep["questions"]] == ["wrong", "correct", "correct"], grade.text(rep)
+    assert rep["score"] == rep["max"] - 2

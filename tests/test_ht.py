@@ -106,6 +106,32 @@ def test_job_files_pin_the_cpus_and_keep_the_cache(lab, schema):
     assert two.get("read2", "filename") == "/data/ws-128KiB-2.dat" and two.get("read2", "cpus_allowed") == "0"
 
 
+def test_the_hidden_set_leaves_its_size_out_of_every_file(lab, schema):
+    """The mystery's probe: a file named hidden.dat, a job without a size, records with set 0."""
+    assert lab.probe_set(resolved(schema, "smoke")) is None
+    assert "hidden set" not in {c["phase"] for c in lab.configurations(resolved(schema, "smoke"))}
+    for probe, size in (("cache", 256 * KiB), ("dram", 128 * MiB)):
+        p = resolved(schema, "smoke", probe=probe)
+        assert lab.probe_set(p) == size
+        hidden = [c for c in lab.configurations(p) if c["phase"] == "hidden set"]
+        assert len(hidden) == 1 and hidden[0]["name"] == "hidden-bs128KiB-alone-1cpu"
+        assert lab.public(hidden[0])["set"] == 0 and hidden[0]["set"] == size
+        job = lab.job_for(_S(p), hidden[0], 1, 0)
+        assert job.get("global", "filename") == "/data/hidden.dat" and job.get("global", "size") is None
+        assert str(size) not in job.text() and lab.fmt_size(size) not in job.text()
+        assert (size, "hidden.dat") in lab.set_files(p)
+        assert dict(lab.plan(p))["hidden set"] > 0
+
+
+def test_hidden_set_metrics_name_the_nearer_set_on_a_log_scale(lab):
+    m = lab.hidden_set_metrics(18.0, 20.0, 8.0)
+    assert m["detected_hidden"] == "cache" and m["hidden_vs_cache"] == 0.9 and m["hidden_vs_dram"] == 2.25
+    assert lab.hidden_set_metrics(9.0, 20.0, 8.0)["detected_hidden"] == "dram"
+    # 12.6 is the geometric mean of 20 and 8 (plus a little): nearer cache on a log scale, though
+    # nearer dram on a linear one
+    assert lab.hidden_set_metrics(12.7, 20.0, 8.0)["detected_hidden"] == "cache"
+
+
 # ------------------------------------------------------------------ host-side parsers
 
 def test_proc_cgroup_v1_and_v2(lab):
@@ -242,6 +268,22 @@ def test_summary_from_a_synthetic_run(lab, tmp_path):
     assert m["cpi"] is None and m["hardware_counters"].startswith("not supported: perf stat")
     assert m["cached_fraction_min"] == 0.9 and m["stream_neighbour_read_mb_s"] == 9000.0
     json.dumps(m)  # run.json takes it as it is
+
+
+def test_summary_reports_the_hidden_set_when_there_is_one(lab, tmp_path):
+    d = synthetic_run(tmp_path, lab)
+    c = {"phase": "hidden set", "set": 0, "bs": 128 * KiB, "ncpu": 1, "neighbour": None, "hidden": True}
+    name = lab._name(c)
+    fj = [(int(9.0 * GiB * 3) // c["bs"] * c["bs"], int(9.0 * GiB * 3) // c["bs"], 5.0, 94.0)]
+    (d / "fio" / f"{name}.json").write_text(json.dumps(_fio_json(fj)))
+    (d / "fio" / f"{name}.io").write_text(f"rchar: {fj[0][0] + 104_000}\nwchar: 0\nsyscr: 10\nsyscw: 0\nread_bytes: 0\n")
+    with open(d / "measurements.jsonl", "a") as f:
+        f.write(json.dumps({**c, "name": name, "config": name, "repeat": 1, "cpus": "1", "t0": 0.0, "t1": 3.2,
+                            "cgroup_cpu_ns": [0, int(3.1e9 * 0.99)], "cgroup_kind": "v1"}) + "\n")
+    m = lab.summary(lab.load(d))
+    assert m["detected_hidden"] == "dram" and m["hidden_gib_per_cpu_s"] == pytest.approx(9.0 / 0.99, abs=0.01)
+    assert m["cache_set"] == "128KiB" and m["sweep_points"] == 3   # the sweep is as it was
+    assert "hidden_vs_cache" not in lab.summary(lab.load(synthetic_run(tmp_path / "plain", lab)))
 
 
 def test_cpi_where_counters_count(lab, tmp_path):

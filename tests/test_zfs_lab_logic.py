@@ -101,3 +101,23 @@ def test_untar_archive_is_deterministic_and_unpacks_with_a_create_and_a_commit_p
         (udir / f"{n}.json").write_text((tmp_path / "s.json").read_text())
     st = lab().untar_stats(lab().load_untar(tmp_path / "run"))
     assert st["untar_ratio"] == 1.0 and st["untar_files"] == 150 and 0 < st["untar_sync_share_no_log"] <= 1
+
+
+def test_the_detected_log_device_is_judged_by_the_runs_own_disks():
+    lz = lab()
+    before = {"flushes_per_write_before": 2.0, "dev_flush_p50_us_before": 4000.0}
+    assert lz.detected_log({**before, "flushes_per_write_after": 2.0}, 9400.0) == "none"
+    assert lz.detected_log({**before, "flushes_per_write_after": 0.0}, 4700.0) == "disk"
+    assert lz.detected_log({**before, "flushes_per_write_after": 0.0}, 180.0) == "ssd"
+    # a run whose disks flush in 40 ms: a 4.7 ms write after the change is no longer a disk's
+    assert lz.detected_log({"flushes_per_write_before": 2.0, "dev_flush_p50_us_before": 40000.0,
+                            "flushes_per_write_after": 0.0}, 4700.0) == "ssd"
+    assert lz.detected_log({"flushes_per_write_before": None}, 100.0) is None
+
+
+def test_a_run_without_a_log_device_plans_no_untar():
+    lz = lab()
+    p = {"before": 20.0, "after": 20.0, "untar_files": 600}
+    assert "untar" in dict(lz.plan({**p, "log_device": "ssd"})) and "untar" in dict(lz.plan({**p, "log_device": "disk"}))
+    assert "untar" not in dict(lz.plan({**p, "log_device": "none"}))
+    assert "untar" not in dict(lz.plan({**p, "untar_files": 0, "log_device": "ssd"}))

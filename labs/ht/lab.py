@@ -53,7 +53,10 @@ from perflab.infra.containers import ContainerFailed, Topology, exec_sh
 from perflab.config.params import fmt_size
 
 JOB = "cached-read"
-PHASES = ("working sets", "block sizes", "neighbours", "two CPUs")
+PHASES = ("working sets", "block sizes", "neighbours", "two CPUs", "hidden set")
+#: The mystery variant's extra working set (`probe`), of a size no file of the run shows: its file is
+#: hidden.dat, its job has no size (fio reads the whole file), its records say set 0.
+HIDDEN_FILE = "hidden.dat"
 EXEC_OVERHEAD_S = 0.6      # docker exec, fio start-up and exit, cgroup reads (for the time estimate)
 CALIBRATE_S = 2           # seconds of stress-ng --memrate per working set (calibrate())
 NEIGHBOUR_LEAD_S = 0.7     # a neighbour starts this long before fio, and outlives it by as much
@@ -83,7 +86,16 @@ INTENT = {"*": "cpu"}
 
 def _name(c: dict) -> str:
     who = c["neighbour"] or "alone"
-    return f"ws{fmt_size(c['set'])}-bs{fmt_size(c['bs'])}-{who}-{c['ncpu']}cpu"
+    ws = "hidden" if c.get("hidden") else f"ws{fmt_size(c['set'])}"
+    return f"{ws}-bs{fmt_size(c['bs'])}-{who}-{c['ncpu']}cpu"
+
+
+def probe_set(p: dict) -> int | None:
+    """The hidden working set's size: twice cache_set (inside the L2 cache of the CPUs this lab was
+    made on) or half of dram_set (many times their last-level cache); None without a probe."""
+    unit = math.lcm(p["bs"], 4096)
+    size = {"none": None, "cache": 2 * p["cache_set"], "dram": p["dram_set"] // 2}[p["probe"]]
+    return None if size is None else max(unit, size // unit * unit)
 
 
 def configurations(p: dict) -> list[dict]:
@@ -93,8 +105,10 @@ def configurations(p: dict) -> list[dict]:
     out: list[dict] = []
     seen = set()
 
-    def add(phase, size, bs, ncpu=1, neighbour=None):
+    def add(phase, size, bs, ncpu=1, neighbour=None, hidden=False):
         c = {"phase": phase, "set": int(size), "bs": int(bs), "ncpu": ncpu, "neighbour": neighbour}
+        if hidden:
+            c["hidden"] = True
         c["name"] = _name(c)
         if c["name"] not in seen:
             seen.add(c["name"])
@@ -114,7 +128,14 @@ def configurations(p: dict) -> list[dict]:
     if p["two_cpus"]:
         for size in ends:
             add("two CPUs", size, p["bs"], ncpu=2)
+    if probe_set(p):
+        add("hidden set", probe_set(p), p["bs"], hidden=True)
     return out
+
+
+def public(c: dict) -> dict:
+    """A configuration as the run's files record it: the hidden set's size left out (0)."""
+    return {**c, "set": 0} if c.get("hidden") else c
 
 
 def measurement_s(p: dict, c: dict) -> float:
@@ -146,7 +167,8 @@ def cpu_roles(cpus: list[int]) -> tuple[int, int]:
 def job_for(s, c: dict, fio_cpu: int, other_cpu: int) -> fio.JobFile:
     p = s.params
     jf = fio.JobFile.load(s.lab.jobs_dir / f"{JOB}.fio")
-    g = {"filename": f"/data/{set_file(c['set'])}", "size": c["set"], "bs": c["bs"], "runtime": int(p["runtime"]),
+    g = {"filename": f"/data/{file_of(c)}", "size": None if c.get("hidden") else c["set"], "bs": c["bs"],
+         "runtime": int(p["runtime"]),
          "pre_read": False}  # the files were read into the page cache when the run prepared them
     jf.apply({"global": g, "read": {"cpus_allowed": fio_cpu}})
     if c["ncpu"] == 2:
@@ -161,12 +183,18 @@ def set_file(size: int, copy: int = 1) -> str:
     return f"ws-{fmt_size(size)}.dat" if copy == 1 else f"ws-{fmt_size(size)}-{copy}.dat"
 
 
+def file_of(c: dict, copy: int = 1) -> str:
+    return HIDDEN_FILE if c.get("hidden") else set_file(c["set"], copy)
+
+
 def set_files(p: dict) -> list[tuple[int, str]]:
-    """(size, file name) of every file the run reads: one per working set of the sweep, and for the
-    two-CPU runs a second copy of both ends."""
+    """(size, file name) of every file the run reads: one per working set of the sweep, for the
+    two-CPU runs a second copy of both ends, and the hidden set's (if any)."""
     out = [(x, set_file(x)) for x in sweep_sets(p)]
     if p["two_cpus"]:
         out += [(x, set_file(x, 2)) for x in (p["cache_set"], p["dram_set"])]
+    if probe_set(p):
+        out.append((probe_set(p), HIDDEN_FILE))
     return out
 
 
@@ -335,7 +363,7 @@ def measure(s, topo, tag: str, c: dict, rep: int, ctr: dict, hw: dict, fio_cpu: 
     cpus = str(fio_cpu) if c["ncpu"] == 1 else f"{other_cpu},{fio_cpu}"
     # Read the file(s) once more first: this VM hands page-cache pages back to its host now and then,
     # and a page that went would be read from the disk during the measurement.
-    warm = [f"/data/{set_file(c['set'], k)}" for k in range(1, c["ncpu"] + 1)]
+    warm = [f"/data/{file_of(c, k)}" for k in range(1, c["ncpu"] + 1)]
     exec_sh(cont, ["sh", "-c", f"cat {' '.join(warm)} > /dev/null"])
     with _perf(s, hw, cpus, p["runtime"], fdir / f"{name}.perf.csv"):
         before, t0 = read_cpu_ns(*cg), time.time()
@@ -345,7 +373,7 @@ def measure(s, topo, tag: str, c: dict, rep: int, ctr: dict, hw: dict, fio_cpu: 
     if code != 0:
         tail = (fdir / f"{name}.stdout.txt").read_text(errors="replace")[-2000:] if (fdir / f"{name}.stdout.txt").exists() else out
         raise ContainerFailed(f"fio {name}: exit code {code}\n{tail}")
-    rec = {"name": name, "config": c["name"], "repeat": rep + 1, "phase": c["phase"], "set": c["set"], "bs": c["bs"],
+    rec = {"name": name, "config": c["name"], "repeat": rep + 1, "phase": c["phase"], "set": public(c)["set"], "bs": c["bs"],
            "ncpu": c["ncpu"], "neighbour": c["neighbour"], "cpus": cpus, "t0": t0, "t1": t1,
            "cgroup_cpu_ns": [b - a for a, b in zip(before, after)], "cgroup_kind": cg[1]}
     if neighbour is not None:
@@ -404,7 +432,7 @@ def run(s) -> None:
     hw = probe_counters()
     hw.update(fio_cpu=fio_cpu, other_cpu=other_cpu, caches=cache_sizes(), cpus_online=os.cpu_count())
     s.path("hardware.json").write_text(json.dumps(hw, indent=2) + "\n")
-    s.path("configurations.json").write_text(json.dumps(confs, indent=2) + "\n")
+    s.path("configurations.json").write_text(json.dumps([public(c) for c in confs], indent=2) + "\n")
     with Topology(s.run_id, s.lab.name) as topo:
         with s.phase("prepare"):
             vol = topo.volume("data")
@@ -415,7 +443,7 @@ def run(s) -> None:
                                       working_dir="/out", network_mode="none")
                 cont.reload()
                 ctr[n] = (cont, cgroup_cpu_files(cont.attrs["State"]["Pid"]))
-            files = [f for _, f in set_files(p)]
+            files = [f for _, f in set_files(p) if f != HIDDEN_FILE]   # fincore would print its size
             # Written once (random bytes: nothing can shortcut a copy of them), then read once so that
             # every page is in the page cache before the first measurement.
             script = "set -e; " + "; ".join(
@@ -564,6 +592,14 @@ def _largest_read_gap(cal: dict | None) -> tuple[str | None, float | None]:
     return k, gaps[k]
 
 
+def hidden_set_metrics(hidden: float, cache: float, dram: float) -> dict:
+    """The hidden set's work per CPU-second against the same run's cache-resident and DRAM-sized
+    sets', and which of the two it is nearer to (on a log scale: the ratio that is closer to 1)."""
+    near = "cache" if abs(math.log(hidden / cache)) < abs(math.log(hidden / dram)) else "dram"
+    return {"hidden_gib_per_cpu_s": _r(hidden, 2), "hidden_vs_cache": _r(hidden / cache, 3),
+            "hidden_vs_dram": _r(hidden / dram, 3), "detected_hidden": near}
+
+
 def summary(d: dict, p: dict | None = None) -> dict:
     """The chapter's headline numbers (run.json metrics)."""
     agg, hw, runs = d["configs"], d["hw"], d["runs"]
@@ -603,6 +639,9 @@ def summary(d: dict, p: dict | None = None) -> dict:
               "sweep_worst_set": fmt_size(int(lo["set"])),
               "sweep_worst_frac": _r(lo.gib_per_cpu_s / c.gib_per_cpu_s, 3),
               "sweep_worst_is_largest": bool(int(lo["set"]) == big)})
+    hid = agg[agg.phase == "hidden set"]
+    if len(hid):
+        m.update(hidden_set_metrics(float(hid.iloc[0].gib_per_cpu_s), float(c.gib_per_cpu_s), float(g.gib_per_cpu_s)))
     # The 2009 post's check: ops/s x I/O size = bytes/s; here for the smallest blocks from DRAM.
     bsz = agg[(agg.phase.isin(["working sets", "block sizes"])) & (agg["set"] == big) & (agg.neighbour == "alone")
               & (agg.ncpu == 1)].sort_values("bs")

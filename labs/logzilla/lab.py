@@ -4,10 +4,13 @@ chapters/logzilla.md).
 Topology: a ZFS server container (zfs-fuse; its disks are files on the slowdisk emulator, 2-way
 mirrors) and a fio client container that sees the pool through an rshared bind of a host
 directory. fio writes with O_DSYNC for `before` seconds; then the lab adds a separate intent-log
-device (a file on tmpfs in the server: RAM stands in for the Logzilla SSD) and fio goes on for
-`after` seconds, so one heat map shows the change. Then the 2009 post's untar: a tar of
-`untar_files` small files unpacked with NFS's stable creates and commits at close (labs/logzilla/
-untar.py, in the fio image), once with the log device and, after `zpool remove` of it, once without.
+device (`log_device`: "ssd", a file on tmpfs in the server, RAM standing in for the Logzilla SSD;
+"disk", a file on a second slowdisk mount with the pool disks' model and no per-I/O log, a slow log;
+"none", nothing: the mystery variant's control) and fio goes on for `after` seconds, so one heat
+map shows the change. Then the 2009 post's untar (not with `untar_files = 0` or without a log
+device): a tar of `untar_files` small files unpacked with NFS's stable creates and commits at close
+(labs/logzilla/untar.py, in the fio image), once with the log device and, after `zpool remove` of
+it, once without.
 
 Real: fio, ZFS (zfs-fuse: ZIL, txgs, the log device), containers. Emulated: the 7200 RPM disks
 (slowdisk's model), the SSD (tmpfs).
@@ -18,7 +21,8 @@ Produces, under the run directory:
   device/iostat.txt, device/iostat.start                         `zpool iostat -v tank 1`
   untar/{with-log,no-log}.trace, .json    each untar's steps ("time_ns latency_ns op", op create or
                                           commit) and its summary (files, bytes, seconds)
-  events.json                                                    wall-clock times of the change
+  events.json        wall-clock times of the change (change_ms) and of the log device's removal, and
+                     which log device was added (log_device: sealed in a mystery run)
 """
 from __future__ import annotations
 
@@ -63,9 +67,14 @@ def disk_model(p: dict) -> DiskModel:
                      seed=1).validate()
 
 
+def untars(p: dict) -> bool:
+    """Whether the run unpacks the archive: it needs files, and a log device to compare with none."""
+    return p["untar_files"] > 0 and p["log_device"] != "none"
+
+
 def plan(p: dict) -> list[tuple[str, float]]:
     return [("pool", 15.0), ("before", p["before"]), ("after", p["after"] + 5),
-            ("untar", 10.0 + p["untar_files"] * 0.02), ("collect", 10.0)]
+            *([("untar", 10.0 + p["untar_files"] * 0.02)] if untars(p) else []), ("collect", 10.0)]
 
 
 def job_file(s) -> fio.JobFile:
@@ -123,22 +132,25 @@ def run(s) -> None:
                                               + fio_c.logs().decode(errors="replace")[-2000:])
                     time.sleep(min(0.5, max(0.0, t_add - time.time())))
             with s.phase("after"):
-                slog = srv.add_log(SLOG_MB)
-                events["log_added_ms"] = int(time.time() * 1000)
+                events["log_device"] = p["log_device"]
+                slog = {"ssd": lambda: srv.add_log(SLOG_MB), "disk": lambda: srv.add_disk_log(SLOG_MB, model),
+                        "none": lambda: None}[p["log_device"]]()
+                events["change_ms"] = int(time.time() * 1000)
                 res = fio_c.wait(timeout=p["after"] + 300)
                 events["fio_exit_ms"] = int(time.time() * 1000)
                 if res.get("StatusCode") != 0:
                     raise ContainerFailed(f"fio: exit {res.get('StatusCode')}\n"
                                           + fio_c.logs().decode(errors="replace")[-2000:])
                 (out / f"{JOB}.stdout.txt").write_bytes(fio_c.logs())
-            with s.phase("untar"):
-                udir = s.path("untar")
-                udir.mkdir(exist_ok=True)
-                for name in UNTARS:
-                    if name == "no-log":
-                        srv.remove_device(slog)
-                        events["log_removed_ms"] = int(time.time() * 1000)
-                    untar(topo, tags["fio"], exp, udir, name, p["untar_files"])
+            if untars(p):
+                with s.phase("untar"):
+                    udir = s.path("untar")
+                    udir.mkdir(exist_ok=True)
+                    for name in UNTARS:
+                        if name == "no-log":
+                            srv.remove_device(slog)
+                            events["log_removed_ms"] = int(time.time() * 1000)
+                        untar(topo, tags["fio"], exp, udir, name, p["untar_files"])
             with s.phase("collect"):
                 (s.path("arcstats.json")).write_text(json.dumps(zfs.read_kstats(srv), indent=1))
                 syscalls(topo, tags["fio"], exp, out, p["bs"])
@@ -243,12 +255,14 @@ def load(data_dir: Path) -> dict:
                          notes=list(device.notes) + [f"{later:,} I/Os after fio's last second not shown"])
     per_disk = {p.name.split(".")[0]: fiolog.read_lat_log(p) for p in dev_logs}
     start_file = ddir / "iostat.start"
-    iostat = zfs.parse_iostat((ddir / "iostat.txt").read_text(),
-                              int(start_file.read_text()) if start_file.exists() else None)
+    text = (ddir / "iostat.txt").read_text()
+    # a mystery run seals the file whole (it names the log device): then there is no iostat
+    iostat = pd.DataFrame() if text.startswith("sealed1:") else \
+        zfs.parse_iostat(text, int(start_file.read_text()) if start_file.exists() else None)
     if "t_epoch_ms" in iostat:
         iostat["t_s"] = (iostat["t_epoch_ms"] - t0) / 1000
     return {"app": app, "device": device, "per_disk": per_disk, "iostat": iostat, "t0_ms": t0,
-            "t_add_s": (events["log_added_ms"] - t0) / 1000, "events": events,
+            "t_add_s": (events["change_ms"] - t0) / 1000, "events": events,
             "jobs": fiolog.job_table(result), "capture": "hist" if hist else "perio",
             "fio_version": result.get("fio version"), "mount_ms": mount_ms, "untar": load_untar(data_dir)}
 
@@ -337,6 +351,20 @@ def device_stats(d: dict) -> dict:
     return out
 
 
+def detected_log(dev: dict, p50_after_us: float) -> str | None:
+    """What the evidence says was added half-way, by the same run's own disks: "none" while the data
+    disks still get at least half as many cache flushes per fio write as before (the intent log is
+    still on them); else "disk" when a synchronous write after the change still takes at least half
+    of one data-disk flush before it (the log commits wait on a disk's flush), "ssd" when less."""
+    before, after, flush = (dev.get(k) for k in ("flushes_per_write_before", "flushes_per_write_after",
+                                                 "dev_flush_p50_us_before"))
+    if before is None or after is None or not flush:
+        return None
+    if after >= 0.5 * before:
+        return "none"
+    return "disk" if p50_after_us >= 0.5 * flush else "ssd"
+
+
 def summary(d: dict, preset: str | None = None) -> dict:
     w = windows(d)
     b = phase_stats(d["app"], *w["before"])
@@ -363,6 +391,7 @@ def summary(d: dict, preset: str | None = None) -> dict:
         "picket_calm_max_us": None if pf["calm_max_us"] != pf["calm_max_us"] else round(pf["calm_max_us"], 1),
         "picket_stall_min_us": None if pf["stall_min_us"] != pf["stall_min_us"] else round(pf["stall_min_us"], 1),
         "t_add_s": round(d["t_add_s"], 2),
-        **device_stats(d),
+        **(dev := device_stats(d)),
+        "detected_log": detected_log(dev, a["p50_us"]),
         **(untar_stats(d["untar"]) if d.get("untar") else {}),
     }

@@ -29,6 +29,8 @@ EXPORT = "/export"   # inside the containers
 DISKS = "/disks"     # slowdisk mount inside the server
 BACKING = "/backing"
 DEVLOG = "/devlog"
+SLOW_LOG_BACKING = "/backing-log"   # a slow log device's file (ZfsServer.add_disk_log) ...
+SLOW_LOG_DIR = "/slowlog"           # ... served by its own slowdisk mount
 
 
 @dataclass
@@ -170,6 +172,17 @@ class ZfsServer:
         self.exec(["zpool", "add", "-f", POOL, "log", dev])
         return dev
 
+    def add_disk_log(self, size_mb: int, model: DiskModel) -> str:
+        """A log device on an emulated disk of `model` (a second slowdisk mount, without per-I/O
+        logs: the per-disk logs stay the pool's data disks')."""
+        dev = f"{SLOW_LOG_DIR}/slog"
+        opts = ",".join(model.to_options())
+        self.sh(f"mkdir -p {SLOW_LOG_BACKING} {SLOW_LOG_DIR} && truncate -s {size_mb}M {SLOW_LOG_BACKING}/slog")
+        self.exec(["slowdisk", SLOW_LOG_BACKING, SLOW_LOG_DIR, "-f", "-o", opts], detach=True)
+        wait_until(lambda: f" {SLOW_LOG_DIR} fuse.slowdisk " in self.sh("cat /proc/mounts"), 20, "slowdisk mount (log)")
+        self.exec(["zpool", "add", "-f", POOL, "log", dev])
+        return dev
+
     def add_cache(self, dev: str) -> None:
         self.exec(["zpool", "add", "-f", POOL, "cache", dev])
 
@@ -201,7 +214,8 @@ class ZfsServer:
         """Orderly end: stop iostat, export the pool, unmount slowdisk (it flushes its logs)."""
         self.sh("pkill -x zpool; pkill -f arcstats; true", check=False)
         self.exec(["zpool", "export", "-f", POOL], check=False)
-        self.sh(f"fusermount3 -u {DISKS} || umount -l {DISKS}; true", check=False)
+        self.sh(f"for m in {DISKS} {SLOW_LOG_DIR}; do grep -q \" $m \" /proc/mounts && "
+                f"{{ fusermount3 -u $m || umount -l $m; }}; done; true", check=False)
         t_end = time.time() + 15
         while time.time() < t_end and "slowdisk" in self.sh("ps -eo comm", check=False):
             time.sleep(0.2)

@@ -38,7 +38,7 @@ def read(run_dir: Path) -> list[dict]:
 def status_line(events: list[dict], started: float, now: float | None = None) -> str:
     """'phase 2/3 fio: 12 s of ~20 s; elapsed 31 s; ~18 s remaining' from the events so far."""
     now = now or time.time()
-    elapsed = now - started
+    elapsed = max(0.0, now - started)
     plan = next((e["plan"] for e in events if e.get("event") == "plan"), None)
     cur = None
     for e in events:
@@ -49,7 +49,7 @@ def status_line(events: list[dict], started: float, now: float | None = None) ->
     if cur is None:
         done = [e["phase"] for e in events if e.get("event") == "end"]
         return f"elapsed {elapsed:.0f} s" + (f"; {len(done)} phase(s) done" if done else "; starting")
-    in_phase = now - cur["t"]
+    in_phase = max(0.0, now - cur["t"])   # the event may be stamped a moment after `now`
     exp = cur.get("expected_s") or 0
     rest = max(0.0, exp - in_phase)
     idx = cur.get("index")

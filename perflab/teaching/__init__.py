@@ -10,8 +10,10 @@ One module a job, each importing only those listed before it:
     student   what a student notebook calls (its session, the signing last cell, neutral figures)
     assign    a class's packages and the answer key (`perflab assign`)
     grade     marking submissions against the key (`perflab grade`)
+    gradebook grades in the formats instructors keep (Canvas, Gradescope, CSV) and the item analysis
+    classplan a class's time budget from measured run times (data/timings/class.json)
 
-The spec, as data in book.toml (adding a lab's mystery needs no code, only a thin student notebook):
+The spec, as data in book.toml (adding a mystery needs no teaching code: a thin student notebook, and in the lab a parameter for the hidden cause if it has none):
 
     [labs.bad-cable.mystery]
     notebook = "chapters/mystery/bad-cable.md"   # the student notebook (MyST), copied into each package
@@ -19,6 +21,7 @@ The spec, as data in book.toml (adding a lab's mystery needs no code, only a thi
     fixed = { clients = 4 }                       # ... with these values, the same for every student
     sealed_metrics = ["detected_outlier", ...]    # run.json metrics that would reveal the answer
     scrub = ["timeline.json:bad_client", "timeline.json:clients.*.mbit_bad"]  # raw-file fields sealed after the run
+                                                  # (FILE alone: the whole file, e.g. "device/iostat.txt")
     [labs.bad-cable.mystery.hidden.bad_client]    # one table per hidden parameter
     draw = "choice"                               # choice (one of values) | subset (k of values) | bool
     values = [1, 2, 3, 4]

@@ -157,8 +157,10 @@ def spec(m: Manifest, lab_name: str) -> Spec:
         questions.append(Question(q["id"], q["ask"], q["type"], q["truth"], q.get("evidence"),
                                   float(q.get("tolerance", 0.0)), float(q.get("points", 1.0))))
     for item in r.get("scrub", ()):
-        if ":" not in item:
-            raise MysteryError(f"{where}: scrub entries are FILE:KEY.PATH (got {item})")
+        f, colon, path = str(item).partition(":")
+        if not f or (colon and not path) or f.startswith("/") or ".." in Path(f).parts:
+            raise MysteryError(f"{where}: scrub entries are FILE:KEY.PATH or FILE (a whole file), FILE "
+                               f"inside the run directory (got {item})")
     s = Spec(lab, nb, r["preset"], fixed, hidden, questions, tuple(r.get("sealed_metrics", ())),
              tuple(r.get("scrub", ())))
     names = list(hidden)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from perflab.config import params as params_mod
 from perflab.config.manifest import Lab, Manifest
-from perflab.run.record import as_stored, write_json_atomic
+from perflab.run.record import as_stored, write_json_atomic, write_text_atomic
 from perflab.teaching.sealing import MysteryError, canonical, draw, seal, sign, unseal
 from perflab.teaching.spec import FORMAT, SEALED, STAMP_PREFIX, Spec, spec
 
@@ -175,15 +175,23 @@ def _scrub_obj(obj, keys: list[str], sealer):
 
 def scrub_files(data_dir: Path, items, context: str) -> list[str]:
     """Replace FILE:KEY.PATH values (JSON files of the run; '*' matches every key) with sealed
-    text. Idempotent: sealed text is left as it is. Returns the files changed."""
+    text; an item that is only FILE (no ':') seals that file whole (a text file that names a
+    planted value, such as `zpool iostat -v` naming the log device). Idempotent: sealed text is
+    left as it is. Returns the files changed."""
     changed = []
     by_file: dict[str, list[str]] = {}
     for item in items:
-        f, _, path = item.partition(":")
-        by_file.setdefault(f, []).append(path)
+        f, colon, path = item.partition(":")
+        by_file.setdefault(f, []).append(path if colon else "")
     for f, paths in by_file.items():
         p = Path(data_dir) / f
         if not p.is_file():
+            continue
+        if "" in paths:
+            text = p.read_text()
+            if not text.startswith("sealed1:"):
+                write_text_atomic(p, seal(text, context) + "\n")
+                changed.append(f)
             continue
         doc = json.loads(p.read_text())
         for path in paths:
