@@ -197,6 +197,30 @@ def test_hosts_parameters_are_checked_before_anything_runs(lab, tmp_path):
     assert "the Docker network on which" in lab.validate(_params(lab, hosts=str(two)))[0]
 
 
+def _run_on_hosts(ips: list[str], network: str, artifacts, tmp_path) -> dict:
+    """Run the lab's smoke preset on hosts it does not own (a hosts file of `ips` on `network`),
+    bad cable on the second: the outlier found, every check passing, the lab's own objects gone."""
+    from conftest import ROOT, perflab_cmd
+    from perflab.infra import cleanup, labels
+
+    hf = tmp_path / "hosts.txt"
+    hf.write_text("# the room\n" + "".join(f"{ip}\n" for ip in ips))
+    r = perflab_cmd("run", "bad-cable", "--preset", "smoke", "-p", f"hosts={hf}", "-p", f"hosts_network={network}",
+                    "-p", "bad_client=2")
+    (artifacts / "run.txt").write_text(f"exit {r.returncode}\n{r.stdout}\n{r.stderr}")
+    run_dir = Path(r.stdout.strip().splitlines()[-1])
+    doc = json.loads((run_dir / "run.json").read_text())
+    assert r.returncode == 0, r.stderr
+    assert doc["metrics"]["detected_outlier"] == 2
+    assert all(c["passed"] for c in doc["checks"]), doc["checks"]
+    tl = json.loads((run_dir / "timeline.json").read_text())
+    assert [tl["clients"][str(j)]["ip"] for j in range(1, len(ips) + 1)] == ips
+    assert (run_dir / "fio" / "hosts.list").read_text() == "".join(f"{ip}\n" for ip in ips)
+    assert labels.docker_objects(labels.docker_client(), doc["run_id"]) == []   # the lab's own objects are gone
+    assert [x for x in cleanup.leftovers(ROOT) if x.run_id == doc["run_id"]] == []
+    return doc
+
+
 @pytest.mark.docker
 @pytest.mark.slow
 def test_hosts_file_drives_hosts_the_lab_does_not_own(docker_ok, artifacts, tmp_path):
@@ -205,9 +229,9 @@ def test_hosts_file_drives_hosts_the_lab_does_not_own(docker_ok, artifacts, tmp_
     leaves the hosts running and untouched."""
     import time
 
-    from conftest import ROOT, perflab_cmd
+    from conftest import ROOT
     from perflab.fio import clients as fioclients
-    from perflab.infra import cleanup, labels
+    from perflab.infra import labels
     from perflab.config import manifest
 
     client = labels.docker_client()
@@ -229,25 +253,107 @@ def test_hosts_file_drives_hosts_the_lab_does_not_own(docker_ok, artifacts, tmp_
             while c.exec_run(["sh", "-c", fioclients.LISTENING]).exit_code != 0:
                 assert time.time() < t_end, "fio --server did not start"
                 time.sleep(0.3)
-        hf = tmp_path / "hosts.txt"
-        hf.write_text("# the room\n" + "".join(f"{ip}\n" for ip in ips))
-        r = perflab_cmd("run", "bad-cable", "--preset", "smoke", "-p", f"hosts={hf}", "-p", f"hosts_network={net.name}",
-                        "-p", "bad_client=2")
-        (artifacts / "run.txt").write_text(f"exit {r.returncode}\n{r.stdout}\n{r.stderr}")
-        run_dir = Path(r.stdout.strip().splitlines()[-1])
-        doc = json.loads((run_dir / "run.json").read_text())
-        assert r.returncode == 0, r.stderr
-        assert doc["metrics"]["detected_outlier"] == 2
-        assert all(c["passed"] for c in doc["checks"]), doc["checks"]
-        tl = json.loads((run_dir / "timeline.json").read_text())
-        assert [tl["clients"][str(j)]["ip"] for j in (1, 2, 3)] == ips
-        assert (run_dir / "fio" / "hosts.list").read_text() == "".join(f"{ip}\n" for ip in ips)
-        assert labels.docker_objects(client, doc["run_id"]) == []   # the lab's own objects are gone
+        _run_on_hosts(ips, net.name, artifacts, tmp_path)
         for c in hosts:                                                 # the hosts are not the lab's
             c.reload()
             assert c.status == "running"
-        assert [x for x in cleanup.leftovers(ROOT) if x.run_id == doc["run_id"]] == []
     finally:
         for c in hosts:
             c.remove(force=True)
         net.remove()
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_hosts_file_drives_fio_servers_in_network_namespaces(docker_ok, artifacts, tmp_path):
+    """The way a user's machines are reached: `fio --server` as plain processes, each in a network
+    namespace the test makes (a veth pair, an address on a Docker bridge network's subnet outside the
+    range Docker hands out, the host end on that network's bridge), driven by IP from a hosts file.
+    The lab shapes one path (the bad cable, on the server's side) and finds it as with containers.
+    fio is the nfsfio image's (this host's fio has no NFS engine), run from the image's exported files
+    with their own loader. Afterwards no namespace, veth or qdisc of the test's is left, and its fio
+    processes (stopped by PID) are gone."""
+    import ipaddress
+    import os
+    import subprocess
+    import tarfile
+    import time
+
+    import docker
+
+    from conftest import ROOT
+    from perflab.fio import clients as fioclients
+    from perflab.infra import labels
+    from perflab.config import manifest
+
+    def ip(*args, ns=None, check=True):
+        cmd = (["ip", "netns", "exec", ns] if ns else []) + list(args)
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        assert not check or r.returncode == 0, f"{' '.join(cmd)}: {r.stderr}"
+        return r
+
+    client = labels.docker_client()
+    tag = f"{os.getpid() % 10000}"
+    run_id = f"test-ns-hosts-{int(time.time())}"
+    room_labels = labels.labels(run_id, "test")
+    # fio with libnfs, from the nfsfio image's files
+    root = tmp_path / "nfsfio-root"
+    c = client.containers.create(manifest.load(ROOT).images["nfsfio"].tag, ["true"], labels=room_labels)
+    try:
+        with open(tmp_path / "rootfs.tar", "wb") as f:
+            for chunk in c.export():
+                f.write(chunk)
+    finally:
+        c.remove(force=True)
+    with tarfile.open(tmp_path / "rootfs.tar") as t:
+        t.extractall(root, members=[m for m in t.getmembers() if m.name.startswith(("usr/", "lib", "etc/"))
+                                    and not m.isdev()], filter="tar")
+    (tmp_path / "rootfs.tar").unlink()
+    libs = f"{root}/usr/lib/x86_64-linux-gnu:{root}/lib/x86_64-linux-gnu"
+    fio = [str(root / "usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"), "--library-path", libs,
+           str(root / "usr/local/bin/fio")]
+    assert subprocess.run([*fio, "--enghelp=nfs"], capture_output=True).returncode == 0
+    subnet = ipaddress.ip_network("10.213.77.0/24")
+    pool = docker.types.IPAMPool(subnet=str(subnet), iprange="10.213.77.0/25", gateway="10.213.77.1")
+    net = client.networks.create(f"perflab-{run_id}-room", driver="bridge", labels=room_labels,
+                                 ipam=docker.types.IPAMConfig(pool_configs=[pool]))
+    bridge = f"br-{net.id[:12]}"
+    names, procs, ips = [], [], []
+    try:
+        for j in range(1, 4):
+            ns, host_end, ns_end = f"perflab-h{j}-{tag}", f"plh{j}{tag}", f"pln{j}{tag}"
+            addr = str(subnet[200 + j])
+            ip("ip", "netns", "add", ns)
+            names.append((ns, host_end))
+            ip("ip", "link", "add", host_end, "type", "veth", "peer", "name", ns_end)
+            ip("ip", "link", "set", ns_end, "netns", ns)
+            ip("ip", "addr", "add", f"{addr}/{subnet.prefixlen}", "dev", ns_end, ns=ns)
+            ip("ip", "link", "set", ns_end, "up", ns=ns)
+            ip("ip", "link", "set", "lo", "up", ns=ns)
+            ip("ip", "link", "set", host_end, "master", bridge, "up")
+            procs.append(subprocess.Popen(["ip", "netns", "exec", ns, *fio, f"--server=ip:{addr}"],
+                                          stdout=subprocess.DEVNULL, stderr=open(tmp_path / f"fio{j}.err", "w"),
+                                          cwd=tmp_path))
+            ips.append(addr)
+            t_end = time.time() + 30
+            while ip("sh", "-c", fioclients.LISTENING, ns=ns, check=False).returncode != 0:
+                assert procs[-1].poll() is None, (tmp_path / f"fio{j}.err").read_text()
+                assert time.time() < t_end, "fio --server did not start"
+                time.sleep(0.3)
+        _run_on_hosts(ips, net.name, artifacts, tmp_path)
+        assert all(p.poll() is None for p in procs)                     # the hosts are not the lab's
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        for ns, host_end in names:
+            ip("ip", "netns", "del", ns, check=False)               # its veth end goes with it, and the pair
+            ip("ip", "link", "del", host_end, check=False)
+        net.remove()
+    left = ip("ip", "netns", "list").stdout + ip("ip", "-o", "link").stdout + ip("tc", "qdisc", "show").stdout
+    assert not [n for n, h in names if n in left or h in left], left

@@ -1,7 +1,7 @@
-rchar: 122515991476
-wchar: 13666
-syscr: 934942
+rchar: 123445947385
+wchar: 13671
+syscr: 942038
 syscw: 5
-read_bytes: 16384
-write_bytes: 20480
+read_bytes: 0
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 182967184365
-wchar: 18989
-syscr: 1396150
+rchar: 176852937777
+wchar: 18991
+syscr: 1349502
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

@@ -1,7 +1,7 @@
-rchar: 121836121016
-wchar: 13670
-syscr: 929755
+rchar: 100192594942
+wchar: 13666
+syscr: 764629
 syscw: 5
-read_bytes: 8192
-write_bytes: 49152
+read_bytes: 4096
+write_bytes: 28672
 cancelled_write_bytes: 0

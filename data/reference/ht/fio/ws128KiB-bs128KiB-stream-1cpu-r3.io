@@ -1,7 +1,7 @@
-rchar: 119846185912
-wchar: 13667
-syscr: 914573
+rchar: 119383632891
+wchar: 13673
+syscr: 911045
 syscw: 5
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 49152
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 65937468335
-wchar: 13665
-syscr: 4024717
+rchar: 61208947700
+wchar: 13669
+syscr: 3736111
 syscw: 5
 read_bytes: 0
-write_bytes: 16384
+write_bytes: 8192
 cancelled_write_bytes: 0

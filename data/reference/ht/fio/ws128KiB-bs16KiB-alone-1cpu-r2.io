@@ -1,6 +1,6 @@
-rchar: 63847967663
-wchar: 13667
-syscr: 3897184
+rchar: 64224275445
+wchar: 13668
+syscr: 3920153
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 26889620396
-wchar: 13664
-syscr: 6565042
+rchar: 25017601005
+wchar: 13663
+syscr: 6108007
 syscw: 5
-read_bytes: 16384
-write_bytes: 20480
+read_bytes: 0
+write_bytes: 8192
 cancelled_write_bytes: 0

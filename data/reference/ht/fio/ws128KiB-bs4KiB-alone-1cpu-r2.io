@@ -1,7 +1,7 @@
-rchar: 26856385450
-wchar: 13665
-syscr: 6556928
+rchar: 23422131181
+wchar: 13664
+syscr: 5718488
 syscw: 5
-read_bytes: 4096
+read_bytes: 0
 write_bytes: 12288
 cancelled_write_bytes: 0

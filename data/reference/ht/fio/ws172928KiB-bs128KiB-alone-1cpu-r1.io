@@ -1,7 +1,7 @@
-rchar: 45199764424
-wchar: 13667
-syscr: 345066
+rchar: 42743737353
+wchar: 13666
+syscr: 326329
 syscw: 5
-read_bytes: 946176
-write_bytes: 40960
+read_bytes: 1024000
+write_bytes: 32768
 cancelled_write_bytes: 0

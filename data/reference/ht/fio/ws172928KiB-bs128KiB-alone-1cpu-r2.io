@@ -1,7 +1,7 @@
-rchar: 46130244552
-wchar: 13667
-syscr: 352165
+rchar: 42775587849
+wchar: 13665
+syscr: 326572
 syscw: 5
-read_bytes: 372736
-write_bytes: 36864
+read_bytes: 131072
+write_bytes: 24576
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 51756379056
-wchar: 13661
-syscr: 395089
+rchar: 44552924147
+wchar: 13658
+syscr: 340132
 syscw: 5
-read_bytes: 16384
-write_bytes: 20480
+read_bytes: 0
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 48302500782
-wchar: 13659
-syscr: 368738
+rchar: 50449853425
+wchar: 13663
+syscr: 385122
 syscw: 5
-read_bytes: 643072
-write_bytes: 20480
+read_bytes: 585728
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 51717843888
-wchar: 13663
-syscr: 394795
+rchar: 52034120691
+wchar: 13661
+syscr: 397209
 syscw: 5
-read_bytes: 983040
-write_bytes: 20480
+read_bytes: 0
+write_bytes: 8192
 cancelled_write_bytes: 0

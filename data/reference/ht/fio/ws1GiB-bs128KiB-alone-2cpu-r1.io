@@ -1,7 +1,7 @@
-rchar: 93304630237
-wchar: 18973
-syscr: 712078
+rchar: 89114913824
+wchar: 18969
+syscr: 680114
 syscw: 5
-read_bytes: 49152
-write_bytes: 45056
+read_bytes: 57344
+write_bytes: 24576
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 25529396136
-wchar: 13657
-syscr: 194993
+rchar: 21394336747
+wchar: 13658
+syscr: 163446
 syscw: 5
-read_bytes: 0
-write_bytes: 28672
+read_bytes: 212992
+write_bytes: 32768
 cancelled_write_bytes: 0

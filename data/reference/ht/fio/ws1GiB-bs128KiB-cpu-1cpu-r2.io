@@ -1,7 +1,7 @@
-rchar: 25715387294
-wchar: 13662
-syscr: 196410
+rchar: 25123204075
+wchar: 13657
+syscr: 191895
 syscw: 5
-read_bytes: 0
-write_bytes: 49152
+read_bytes: 274432
+write_bytes: 28672
 cancelled_write_bytes: 0

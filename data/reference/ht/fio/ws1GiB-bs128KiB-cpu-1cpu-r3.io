@@ -1,7 +1,7 @@
-rchar: 26214902686
-wchar: 13656
-syscr: 200221
+rchar: 24953859044
+wchar: 13657
+syscr: 190601
 syscw: 5
-read_bytes: 36864
+read_bytes: 0
 write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 43481672626
-wchar: 13658
-syscr: 331957
+rchar: 45447883765
+wchar: 13659
+syscr: 346960
 syscw: 5
-read_bytes: 57344
-write_bytes: 24576
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 50071579570
-wchar: 13657
-syscr: 382235
+rchar: 47206476789
+wchar: 13659
+syscr: 360377
 syscw: 5
-read_bytes: 0
-write_bytes: 36864
+read_bytes: 53248
+write_bytes: 32768
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 38247967657
-wchar: 13659
-syscr: 36696
+rchar: 36638403562
+wchar: 13658
+syscr: 35162
 syscw: 5
-read_bytes: 73728
-write_bytes: 28672
+read_bytes: 0
+write_bytes: 24576
 cancelled_write_bytes: 0

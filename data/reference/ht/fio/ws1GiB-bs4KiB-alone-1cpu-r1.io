@@ -1,7 +1,7 @@
-rchar: 21978708902
-wchar: 13666
-syscr: 5366089
+rchar: 21312568297
+wchar: 13665
+syscr: 5203458
 syscw: 5
-read_bytes: 417792
-write_bytes: 20480
+read_bytes: 110592
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 40798366656
-wchar: 13660
-syscr: 311486
+rchar: 42235440131
+wchar: 13659
+syscr: 322451
 syscw: 5
-read_bytes: 471040
-write_bytes: 20480
+read_bytes: 16384
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 42744916930
-wchar: 13659
-syscr: 326337
+rchar: 44942732293
+wchar: 13658
+syscr: 343106
 syscw: 5
 read_bytes: 65536
-write_bytes: 20480
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 47209491394
-wchar: 13661
-syscr: 360399
+rchar: 42736659461
+wchar: 13660
+syscr: 326275
 syscw: 5
-read_bytes: 32768
-write_bytes: 20480
+read_bytes: 77824
+write_bytes: 12288
 cancelled_write_bytes: 0

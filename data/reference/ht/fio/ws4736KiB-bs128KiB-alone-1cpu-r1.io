@@ -1,7 +1,7 @@
-rchar: 99659262908
-wchar: 13666
-syscr: 760559
+rchar: 96488762367
+wchar: 13667
+syscr: 736371
 syscw: 5
-read_bytes: 0
-write_bytes: 20480
+read_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

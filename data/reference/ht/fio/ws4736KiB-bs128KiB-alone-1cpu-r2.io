@@ -1,7 +1,7 @@
-rchar: 97119218618
+rchar: 97983638527
 wchar: 13667
-syscr: 741180
+syscr: 747776
 syscw: 5
 read_bytes: 0
-write_bytes: 20480
+write_bytes: 12288
 cancelled_write_bytes: 0

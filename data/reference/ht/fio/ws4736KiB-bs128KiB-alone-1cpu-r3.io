@@ -1,7 +1,7 @@
-rchar: 102394604474
-wchar: 13668
-syscr: 781428
+rchar: 94044662781
+wchar: 13667
+syscr: 717724
 syscw: 5
 read_bytes: 0
-write_bytes: 20480
+write_bytes: 8192
 cancelled_write_bytes: 0

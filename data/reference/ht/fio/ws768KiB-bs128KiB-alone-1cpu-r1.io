@@ -1,7 +1,7 @@
-rchar: 111271062432
-wchar: 13666
-syscr: 849150
+rchar: 103302933477
+wchar: 13668
+syscr: 788359
 syscw: 5
-read_bytes: 0
-write_bytes: 20480
+read_bytes: 4096
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 111441456054
-wchar: 13667
-syscr: 850450
+rchar: 107183975415
+wchar: 13668
+syscr: 817969
 syscw: 5
-read_bytes: 0
-write_bytes: 20480
+read_bytes: 24576
+write_bytes: 8192
 cancelled_write_bytes: 0

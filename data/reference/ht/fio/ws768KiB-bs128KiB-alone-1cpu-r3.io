@@ -1,7 +1,7 @@
-rchar: 112255806390
-wchar: 13666
-syscr: 856663
+rchar: 112885345273
+wchar: 13667
+syscr: 861467
 syscw: 5
 read_bytes: 0
-write_bytes: 20480
+write_bytes: 8192
 cancelled_write_bytes: 0

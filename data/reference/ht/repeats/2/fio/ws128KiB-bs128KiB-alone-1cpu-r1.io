@@ -1,6 +1,6 @@
-rchar: 124398578592
-wchar: 13665
-syscr: 949305
+rchar: 117697522659
+wchar: 13669
+syscr: 898181
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

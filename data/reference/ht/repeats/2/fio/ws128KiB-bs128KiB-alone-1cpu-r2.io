@@ -1,7 +1,7 @@
-rchar: 125080677300
-wchar: 13665
-syscr: 954509
+rchar: 119377603577
+wchar: 13667
+syscr: 910999
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

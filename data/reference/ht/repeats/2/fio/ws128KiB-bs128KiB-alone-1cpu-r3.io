@@ -1,7 +1,7 @@
-rchar: 119282969526
-wchar: 13667
-syscr: 910276
+rchar: 107253312503
+wchar: 13668
+syscr: 818498
 syscw: 5
-read_bytes: 20480
+read_bytes: 966656
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 182260444136
-wchar: 18989
-syscr: 1390757
+rchar: 128306883624
+wchar: 18978
+syscr: 979125
 syscw: 5
-read_bytes: 4096
-write_bytes: 16384
+read_bytes: 139264
+write_bytes: 20480
 cancelled_write_bytes: 0

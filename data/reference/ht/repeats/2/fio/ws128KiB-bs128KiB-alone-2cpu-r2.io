@@ -1,6 +1,6 @@
-rchar: 150464605229
-wchar: 18991
-syscr: 1148192
+rchar: 159587085353
+wchar: 18990
+syscr: 1217774
 syscw: 5
 read_bytes: 0
 write_bytes: 32768

@@ -1,7 +1,7 @@
-rchar: 122802777016
-wchar: 13666
-syscr: 937130
+rchar: 116771367931
+wchar: 13668
+syscr: 891114
 syscw: 5
-read_bytes: 118784
+read_bytes: 0
 write_bytes: 28672
 cancelled_write_bytes: 0

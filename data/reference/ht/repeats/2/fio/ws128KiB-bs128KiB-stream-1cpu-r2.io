@@ -1,6 +1,6 @@
-rchar: 121770847160
-wchar: 13667
-syscr: 929257
+rchar: 108820671485
+wchar: 13668
+syscr: 830456
 syscw: 5
 read_bytes: 0
 write_bytes: 24576

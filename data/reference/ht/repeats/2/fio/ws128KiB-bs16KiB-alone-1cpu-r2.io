@@ -1,6 +1,6 @@
-rchar: 65483549615
-wchar: 13665
-syscr: 3997012
+rchar: 64527592434
+wchar: 13667
+syscr: 3938666
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,6 +1,6 @@
-rchar: 65156950959
-wchar: 13665
-syscr: 3977078
+rchar: 57478507506
+wchar: 13667
+syscr: 3508424
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

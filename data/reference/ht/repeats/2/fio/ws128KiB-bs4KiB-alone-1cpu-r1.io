@@ -1,6 +1,6 @@
-rchar: 27806563244
-wchar: 13663
-syscr: 6788905
+rchar: 24957754349
+wchar: 13665
+syscr: 6093396
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 27566566314
-wchar: 13662
-syscr: 6730312
+rchar: 24598141933
+wchar: 13664
+syscr: 6005600
 syscw: 5
-read_bytes: 0
-write_bytes: 12288
+read_bytes: 4096
+write_bytes: 24576
 cancelled_write_bytes: 0

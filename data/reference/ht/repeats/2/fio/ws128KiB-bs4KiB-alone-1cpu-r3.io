@@ -1,7 +1,7 @@
-rchar: 27046513580
-wchar: 13665
-syscr: 6603346
+rchar: 22343453679
+wchar: 13668
+syscr: 5455139
 syscw: 5
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 28672
 cancelled_write_bytes: 0

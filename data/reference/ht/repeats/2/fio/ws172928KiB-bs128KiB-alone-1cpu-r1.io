@@ -1,7 +1,7 @@
-rchar: 42432834502
-wchar: 13662
-syscr: 323954
+rchar: 40312220681
+wchar: 13663
+syscr: 307778
 syscw: 5
-read_bytes: 262144
-write_bytes: 36864
+read_bytes: 0
+write_bytes: 32768
 cancelled_write_bytes: 0

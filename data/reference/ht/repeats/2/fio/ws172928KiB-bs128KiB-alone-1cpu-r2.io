@@ -1,7 +1,7 @@
-rchar: 43611171782
-wchar: 13663
-syscr: 332946
+rchar: 43208911881
+wchar: 13666
+syscr: 329878
 syscw: 5
-read_bytes: 434176
-write_bytes: 8192
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 46338780102
-wchar: 13664
-syscr: 353756
+rchar: 37643725833
+wchar: 13666
+syscr: 287419
 syscw: 5
-read_bytes: 98304
+read_bytes: 16384
 write_bytes: 28672
 cancelled_write_bytes: 0

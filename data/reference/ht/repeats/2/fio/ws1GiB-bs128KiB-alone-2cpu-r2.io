@@ -1,7 +1,7 @@
-rchar: 99637111845
-wchar: 18968
-syscr: 760409
+rchar: 81514441762
+wchar: 18969
+syscr: 622127
 syscw: 5
-read_bytes: 126976
-write_bytes: 24576
+read_bytes: 0
+write_bytes: 20480
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 97191832563
-wchar: 18969
-syscr: 741735
+rchar: 82148305974
+wchar: 18970
+syscr: 626964
 syscw: 5
-read_bytes: 0
+read_bytes: 32768
 write_bytes: 12288
 cancelled_write_bytes: 0

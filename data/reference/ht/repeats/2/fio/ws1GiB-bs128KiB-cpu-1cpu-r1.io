@@ -1,7 +1,7 @@
-rchar: 26141109150
-wchar: 13656
-syscr: 199658
+rchar: 21751901163
+wchar: 13657
+syscr: 166174
 syscw: 5
-read_bytes: 4096
-write_bytes: 32768
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

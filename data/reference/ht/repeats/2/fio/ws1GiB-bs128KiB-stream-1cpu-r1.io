@@ -1,7 +1,7 @@
-rchar: 46488464306
-wchar: 13662
-syscr: 354898
+rchar: 35386928117
+wchar: 13663
+syscr: 270201
 syscw: 5
-read_bytes: 0
+read_bytes: 24576
 write_bytes: 45056
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 46369844148
-wchar: 13659
-syscr: 353993
+rchar: 42423135223
+wchar: 13658
+syscr: 323883
 syscw: 5
-read_bytes: 4096
+read_bytes: 0
 write_bytes: 24576
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 45424946100
-wchar: 13659
-syscr: 346784
+rchar: 43088980983
+wchar: 13658
+syscr: 328963
 syscw: 5
-read_bytes: 4096
+read_bytes: 0
 write_bytes: 28672
 cancelled_write_bytes: 0

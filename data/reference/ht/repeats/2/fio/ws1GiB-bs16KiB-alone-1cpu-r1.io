@@ -1,7 +1,7 @@
-rchar: 38105983915
-wchar: 13662
-syscr: 2326018
+rchar: 30709345262
+wchar: 13663
+syscr: 1874564
 syscw: 5
-read_bytes: 327680
+read_bytes: 0
 write_bytes: 16384
 cancelled_write_bytes: 0

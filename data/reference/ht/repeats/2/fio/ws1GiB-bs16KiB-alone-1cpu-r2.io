@@ -1,7 +1,7 @@
-rchar: 37800733611
-wchar: 13662
-syscr: 2307387
+rchar: 35806653422
+wchar: 13663
+syscr: 2185679
 syscw: 5
-read_bytes: 233472
+read_bytes: 69632
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 38711438249
-wchar: 13652
-syscr: 37138
+rchar: 30174981100
+wchar: 13654
+syscr: 28998
 syscw: 5
-read_bytes: 0
-write_bytes: 12288
+read_bytes: 57344
+write_bytes: 8192
 cancelled_write_bytes: 0

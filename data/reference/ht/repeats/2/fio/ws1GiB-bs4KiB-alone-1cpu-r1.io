@@ -1,7 +1,7 @@
-rchar: 23150005156
-wchar: 13665
-syscr: 5652050
+rchar: 14183357415
+wchar: 13661
+syscr: 3462928
 syscw: 5
-read_bytes: 4096
+read_bytes: 147456
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 22908058534
-wchar: 13666
-syscr: 5592981
+rchar: 14269164519
+wchar: 13662
+syscr: 3483877
 syscw: 5
-read_bytes: 0
+read_bytes: 73728
 write_bytes: 8192
 cancelled_write_bytes: 0

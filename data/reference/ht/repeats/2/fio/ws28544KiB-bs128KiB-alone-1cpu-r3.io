@@ -1,7 +1,7 @@
-rchar: 46133652418
+rchar: 31591214083
 wchar: 13660
-syscr: 352191
+syscr: 241242
 syscw: 5
-read_bytes: 12288
-write_bytes: 12288
+read_bytes: 4096
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 102396439482
+rchar: 94777617407
 wchar: 13668
-syscr: 781442
+syscr: 723316
 syscw: 5
-read_bytes: 32768
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

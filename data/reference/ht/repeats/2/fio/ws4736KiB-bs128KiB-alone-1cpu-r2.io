@@ -1,6 +1,6 @@
-rchar: 100656982972
-wchar: 13668
-syscr: 768171
+rchar: 94586252285
+wchar: 13669
+syscr: 721856
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

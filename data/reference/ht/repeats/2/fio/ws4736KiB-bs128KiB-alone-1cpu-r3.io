@@ -1,7 +1,7 @@
-rchar: 99999394746
-wchar: 13667
-syscr: 763154
+rchar: 93051530239
+wchar: 13669
+syscr: 710147
 syscw: 5
-read_bytes: 0
+read_bytes: 32768
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 112573524896
+rchar: 113759464419
 wchar: 13667
-syscr: 859087
+syscr: 868136
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

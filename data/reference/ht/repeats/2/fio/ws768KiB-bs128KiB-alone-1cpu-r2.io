@@ -1,7 +1,7 @@
-rchar: 112630279092
+rchar: 111405018105
 wchar: 13666
-syscr: 859520
+syscr: 850173
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

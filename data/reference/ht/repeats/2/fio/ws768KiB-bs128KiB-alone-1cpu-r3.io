@@ -1,7 +1,7 @@
-rchar: 109851159478
-wchar: 13666
-syscr: 838317
+rchar: 101719714809
+wchar: 13667
+syscr: 776280
 syscw: 5
-read_bytes: 0
-write_bytes: 8192
+read_bytes: 1359872
+write_bytes: 12288
 cancelled_write_bytes: 0

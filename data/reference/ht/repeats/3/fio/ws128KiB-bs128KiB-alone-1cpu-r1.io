@@ -1,6 +1,6 @@
-rchar: 124337630112
-wchar: 13666
-syscr: 948840
+rchar: 117042293733
+wchar: 13668
+syscr: 893182
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

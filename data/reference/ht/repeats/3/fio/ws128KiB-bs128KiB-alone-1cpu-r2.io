@@ -1,7 +1,7 @@
-rchar: 123125476276
-wchar: 13667
-syscr: 939592
+rchar: 113553026039
+wchar: 13669
+syscr: 866561
 syscw: 5
-read_bytes: 0
-write_bytes: 8192
+read_bytes: 114688
+write_bytes: 16384
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 124660984756
+rchar: 119032359927
 wchar: 13666
-syscr: 951307
+syscr: 908365
 syscw: 5
-read_bytes: 0
+read_bytes: 200704
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 144449842159
-wchar: 18982
-syscr: 1102286
+rchar: 159509359739
+wchar: 18983
+syscr: 1217200
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

@@ -1,6 +1,6 @@
-rchar: 122354510776
-wchar: 13665
-syscr: 933710
+rchar: 117656759293
+wchar: 13669
+syscr: 897870
 syscw: 5
 read_bytes: 0
 write_bytes: 28672

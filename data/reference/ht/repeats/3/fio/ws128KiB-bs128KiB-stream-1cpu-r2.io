@@ -1,6 +1,6 @@
-rchar: 121717369784
-wchar: 13667
-syscr: 928849
+rchar: 114996128763
+wchar: 13668
+syscr: 877571
 syscw: 5
 read_bytes: 0
 write_bytes: 24576

@@ -1,6 +1,6 @@
-rchar: 119447727034
-wchar: 13670
-syscr: 911533
+rchar: 114792705019
+wchar: 13672
+syscr: 876019
 syscw: 5
 read_bytes: 0
 write_bytes: 49152

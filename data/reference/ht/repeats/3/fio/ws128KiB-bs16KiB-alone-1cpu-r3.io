@@ -1,7 +1,7 @@
-rchar: 65157327791
-wchar: 13664
-syscr: 3977101
+rchar: 64570944498
+wchar: 13665
+syscr: 3941312
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

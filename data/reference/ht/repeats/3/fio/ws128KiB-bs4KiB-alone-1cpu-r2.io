@@ -1,7 +1,7 @@
-rchar: 27494865834
-wchar: 13663
-syscr: 6712807
+rchar: 25255357423
+wchar: 13665
+syscr: 6166053
 syscw: 5
-read_bytes: 4096
-write_bytes: 16384
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 27625712556
-wchar: 13665
-syscr: 6744752
+rchar: 26685692909
+wchar: 13667
+syscr: 6515254
 syscw: 5
 read_bytes: 0
 write_bytes: 28672

@@ -1,7 +1,7 @@
-rchar: 40243669960
-wchar: 13661
-syscr: 307254
+rchar: 44054326281
+wchar: 13666
+syscr: 336328
 syscw: 5
-read_bytes: 0
-write_bytes: 28672
+read_bytes: 8192
+write_bytes: 32768
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 41066146760
-wchar: 13666
-syscr: 313529
+rchar: 45523512329
+wchar: 13665
+syscr: 347537
 syscw: 5
-read_bytes: 413696
+read_bytes: 430080
 write_bytes: 28672
 cancelled_write_bytes: 0

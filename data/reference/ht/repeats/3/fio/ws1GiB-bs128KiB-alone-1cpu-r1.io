@@ -1,7 +1,7 @@
-rchar: 51113995182
-wchar: 13658
-syscr: 390188
+rchar: 49382140915
+wchar: 13659
+syscr: 376976
 syscw: 5
-read_bytes: 225280
+read_bytes: 745472
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 50872298416
-wchar: 13659
-syscr: 388344
+rchar: 49242156017
+wchar: 13657
+syscr: 375908
 syscw: 5
-read_bytes: 0
-write_bytes: 12288
+read_bytes: 741376
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 52094938030
-wchar: 13661
-syscr: 397672
+rchar: 51822570481
+wchar: 13663
+syscr: 395595
 syscw: 5
-read_bytes: 360448
-write_bytes: 12288
+read_bytes: 77824
+write_bytes: 8192
 cancelled_write_bytes: 0

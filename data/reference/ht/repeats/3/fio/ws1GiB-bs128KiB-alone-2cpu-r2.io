@@ -1,7 +1,7 @@
-rchar: 96612494301
-wchar: 18968
-syscr: 737315
+rchar: 83275525224
+wchar: 18967
+syscr: 635581
 syscw: 5
-read_bytes: 4096
-write_bytes: 24576
+read_bytes: 12288
+write_bytes: 20480
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 93158484980
-wchar: 18970
-syscr: 710963
+rchar: 85628136502
+wchar: 18968
+syscr: 653512
 syscw: 5
-read_bytes: 319488
-write_bytes: 12288
+read_bytes: 0
+write_bytes: 16384
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 25999027102
-wchar: 13656
-syscr: 198574
+rchar: 23718112227
+wchar: 13658
+syscr: 181173
 syscw: 5
 read_bytes: 0
 write_bytes: 28672

@@ -1,7 +1,7 @@
-rchar: 25488632736
-wchar: 13656
-syscr: 194680
+rchar: 22641486819
+wchar: 13657
+syscr: 172959
 syscw: 5
-read_bytes: 0
-write_bytes: 32768
+read_bytes: 122880
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 36651740075
-wchar: 13663
-syscr: 2237258
+rchar: 33878420462
+wchar: 13665
+syscr: 2067989
 syscw: 5
-read_bytes: 0
-write_bytes: 12288
+read_bytes: 98304
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 36982336423
-wchar: 13657
-syscr: 35489
+rchar: 37600996332
+wchar: 13654
+syscr: 36080
 syscw: 5
-read_bytes: 4096
-write_bytes: 28672
+read_bytes: 12288
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 37764574119
-wchar: 13652
-syscr: 36235
+rchar: 34362993644
+wchar: 13655
+syscr: 32992
 syscw: 5
-read_bytes: 319488
-write_bytes: 12288
+read_bytes: 122880
+write_bytes: 8192
 cancelled_write_bytes: 0

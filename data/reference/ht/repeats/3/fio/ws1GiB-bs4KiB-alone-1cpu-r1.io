@@ -1,7 +1,7 @@
-rchar: 22684707748
+rchar: 20980947945
 wchar: 13667
-syscr: 5538452
+syscr: 5122496
 syscw: 5
-read_bytes: 360448
+read_bytes: 413696
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 21982854054
-wchar: 13665
-syscr: 5367101
+rchar: 18070301671
+wchar: 13664
+syscr: 4411889
 syscw: 5
-read_bytes: 57344
-write_bytes: 12288
+read_bytes: 77824
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 98740710332
-wchar: 13665
-syscr: 753551
+rchar: 87708249087
+wchar: 13666
+syscr: 669381
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 96690744252
+rchar: 90493791231
 wchar: 13666
-syscr: 737911
+syscr: 690633
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 93611731898
+rchar: 94225017855
 wchar: 13667
-syscr: 714420
+syscr: 719100
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 115118549920
-wchar: 13666
-syscr: 878504
+rchar: 104596614115
+wchar: 13667
+syscr: 798229
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

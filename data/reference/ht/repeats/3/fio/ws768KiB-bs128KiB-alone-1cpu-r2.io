@@ -1,7 +1,7 @@
-rchar: 113345538998
-wchar: 13665
-syscr: 864977
+rchar: 95923710967
+wchar: 13666
+syscr: 732060
 syscw: 5
 read_bytes: 0
-write_bytes: 16384
+write_bytes: 8192
 cancelled_write_bytes: 0
