@@ -5,7 +5,7 @@ VENV    := .venv
 VPY     := $(VENV)/bin/python
 PERFLAB := scripts/perflab
 
-.PHONY: setup system venv images book test test-fast clean check-clean bench
+.PHONY: setup system venv images book test test-fast clean check-clean bench lab-image
 setup: system venv images
 
 system:
@@ -39,3 +39,9 @@ check-clean:
 
 bench: setup
 	$(VPY) benchmarks/bench_pipeline.py --container perflab/fio:1
+
+# The lab-host image (Docker-in-Docker: perflab, its environment, the host tools, an engine of its
+# own) on Debian 13; `make lab-image SUITE=bookworm` for Debian 12. Run it with scripts/lab-host.
+SUITE ?= trixie
+lab-image: system
+	bash scripts/build-lab-image.sh $(SUITE)

@@ -11,9 +11,12 @@
 #     (and its fonts) for the book's browser test. linux-perf: `perf stat -e cycles,instructions`
 #     for the ht lab (CPI where the CPU exposes counters). Installed with apt-get, so only on
 #     Debian or Ubuntu; elsewhere the script names what is missing and stops.
+#   Two switches for image builds (containers/lab-host): PERFLAB_NO_DOCKERD=1 installs docker.io
+#   where needed but starts no dockerd; PERFLAB_NO_BROWSER=1 leaves out Chromium and its fonts.
 set -euo pipefail
 PKGS=(fio zfs-fuse fuse3 libfuse3-dev pkg-config gcc make debootstrap iproute2 strace
-      ca-certificates util-linux procps chromium fonts-liberation linux-perf)
+      ca-certificates util-linux procps linux-perf)
+[ "${PERFLAB_NO_BROWSER:-0}" = 1 ] || PKGS+=(chromium fonts-liberation)
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 answers() { command -v docker >/dev/null 2>&1 && timeout 10 docker info >/dev/null 2>&1; }
 START_DOCKERD=0
@@ -24,7 +27,7 @@ elif command -v docker >/dev/null 2>&1 && ! installed docker.io; then
   exit 1
 else
   PKGS=(docker.io "${PKGS[@]}")
-  START_DOCKERD=1
+  [ "${PERFLAB_NO_DOCKERD:-0}" = 1 ] || START_DOCKERD=1
 fi
 missing=()
 for p in "${PKGS[@]}"; do
@@ -40,6 +43,17 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# Debian 13 moved commands the labs use into packages of their own: docker (docker-cli, only
+# recommended by docker.io).
+if command -v apt-get >/dev/null 2>&1; then
+  for pair in docker:docker-cli; do
+    cmd=${pair%%:*}; pkg=${pair#*:}
+    if ! command -v "$cmd" >/dev/null 2>&1 && apt-cache show "$pkg" >/dev/null 2>&1; then
+      echo "setup: installing $pkg (the $cmd command, a package of its own since Debian 13)"
+      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$pkg" >/dev/null
+    fi
+  done
+fi
 DOCKER=$(command -v docker || echo /usr/bin/docker)
 if [ "$START_DOCKERD" = 1 ] && ! timeout 10 $DOCKER info >/dev/null 2>&1; then
   if pgrep -x dockerd >/dev/null; then
@@ -50,5 +64,9 @@ if [ "$START_DOCKERD" = 1 ] && ! timeout 10 $DOCKER info >/dev/null 2>&1; then
   fi
   for _ in $(seq 1 60); do timeout 5 $DOCKER info >/dev/null 2>&1 && break; sleep 1; done
   timeout 10 $DOCKER info >/dev/null 2>&1 || { echo "setup: dockerd did not start; see /var/log/perflab-dockerd.log" >&2; tail -20 /var/log/perflab-dockerd.log >&2; exit 1; }
+fi
+if [ "${PERFLAB_NO_DOCKERD:-0}" = 1 ]; then
+  echo "setup: packages ready (docker $($DOCKER --version | cut -d' ' -f3 | tr -d ,) installed, no dockerd started; $(fio --version))"
+  exit 0
 fi
 echo "setup: system ready (docker $($DOCKER version -f '{{.Server.Version}}'), $(fio --version))"

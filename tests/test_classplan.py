@@ -26,6 +26,10 @@ def test_plan_rows_from_a_timings_file(tmp_path):
                                  "ht": {"kind": "mystery", "wall_s": 60.0, "run_id": "ht-1", "preset": "smoke"},
                                  "l2arc": {"kind": "mystery", "wall_s": 180.0, "run_id": "l2-1", "preset": "smoke"}}}))
     t = classplan.load(tmp_path)
+    assert classplan.shown_minutes(t, "ht") == 1.0 and classplan.shown_minutes(t, "l2arc") == 3.0
+    t.labs["ht"] = {**t.labs["ht"], "wall_s": 136.8}      # 2.28 min: shown, and planned, as 2.3
+    assert classplan.shown_minutes(t, "ht") == 2.3 and classplan.plan_rows(t, ["ht"], 100, 40)[0]["per machine"] == 17
+    t.labs["ht"] = {**t.labs["ht"], "wall_s": 60.0}
     rows = classplan.plan_rows(t, ["ht", "l2arc", "not-measured"], 100, 40)
     assert rows == [{"lab": "ht", "run (min)": 1.0, "per machine": 40, "machines": 3, "machine-hours": 1.7},
                     {"lab": "l2arc", "run (min)": 3.0, "per machine": 13, "machines": 8, "machine-hours": 5.0}]

@@ -54,6 +54,31 @@ def test_loop_device_is_bound_recorded_and_detached(tmp_path):
     assert str(backing) not in subprocess.run(["losetup", "-a"], capture_output=True, text=True).stdout
 
 
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("losetup") or not Path("/dev/loop-control").exists(),
+                    reason="needs root and loop devices")
+def test_partitions_are_added_and_deleted_with_blkpg_and_the_ledger_deletes_them_too(tmp_path):
+    from perflab.infra import partitions
+
+    led = Ledger(tmp_path)
+    backing = tmp_path / "disk.img"
+    with open(backing, "wb") as f:
+        f.truncate(8 << 20)
+    with hostobjects.loop_device(led, str(backing)) as dev:
+        name = Path(dev).name
+        partitions.add(dev, 1, 1 << 20, 2 << 20)
+        partitions.add(dev, 2, 3 << 20, 4 << 20)
+        sys_p = {p.name: p for p in Path("/sys/block", name).glob(f"{name}p*")}
+        assert sorted(sys_p) == [f"{name}p1", f"{name}p2"]
+        assert int((sys_p[f"{name}p1"] / "start").read_text()) == 2048           # sectors of 512 bytes
+        assert int((sys_p[f"{name}p2"] / "size").read_text()) == (4 << 20) // 512
+        with pytest.raises(OSError):
+            partitions.add(dev, 3, 2 << 20, 1 << 20)                            # overlaps partition 1
+        partitions.delete(dev, 1)
+        assert [p.name for p in Path("/sys/block", name).glob(f"{name}p*")] == [f"{name}p2"]
+    # partition 2 was left: the loop device's removal (the ledger's) deletes it before detaching
+    assert not list(Path("/sys/block").glob(f"{name}p*")) and _kinds(led) == []
+
+
 def test_a_live_run_of_another_clone_is_left_alone(tmp_path, monkeypatch):
     """Docker objects name their run directory; `perflab clean` in one clone does not remove the
     objects of a run another clone is running on the same machine (its runner is alive), and does

@@ -86,3 +86,62 @@ def test_where_apt_get_is_missing_what_is_missing_is_named(box):
     _tool(b, "dpkg-query", 'case "$*" in *zfs-fuse*) exit 1;; *) echo "install ok installed";; esac')
     r = _run(env)
     assert r.returncode == 1 and "missing: zfs-fuse" in r.stderr and "Debian or Ubuntu" in r.stderr
+
+
+def test_an_image_build_installs_docker_io_without_starting_it_and_without_the_browser(box):
+    """containers/lab-host's build: PERFLAB_NO_DOCKERD=1 PERFLAB_NO_BROWSER=1."""
+    b, calls, env = box
+    _tool(b, "dpkg-query", 'case "$*" in *docker.io*|*chromium*|*fonts-liberation*) echo "unknown ok not-installed"; '
+                           'exit 1;; *) echo "install ok installed";; esac')
+    _tool(b, "apt-get", f'echo "apt-get $*" >> {calls}; case "$*" in *docker.io*) '
+                        f'printf "#!/bin/sh\\necho Docker version 20.10.24, build x\\n" > {b}/docker; chmod +x {b}/docker;; esac')
+    for tool in ("cut", "tr"):
+        (Path(env["PATH"].split(":")[1]) / tool).symlink_to(shutil.which(tool))
+    r = _run({**env, "PERFLAB_NO_DOCKERD": "1", "PERFLAB_NO_BROWSER": "1"})
+    assert r.returncode == 0, r.stderr
+    installs = [ln for ln in _calls(calls).splitlines() if " install " in ln]
+    assert len(installs) == 1 and "docker.io" in installs[0].split()
+    assert "chromium" not in _calls(calls) and "dockerd" not in _calls(calls)
+    assert "no dockerd started" in r.stdout
+
+
+# ------------------------------------------------------------------ scripts/lab-host
+
+LAB_HOST = ROOT / "scripts" / "lab-host"
+
+
+def _lab_host(box, tmp_path, privileged_ok: bool, *args):
+    b, calls, env = box
+    _tool(b, "docker", f'echo "docker $*" >> {calls}; case "$*" in "image inspect"*) exit 0;; '
+                       f'*"--privileged --entrypoint true"*) exit {0 if privileged_ok else 1};; esac')
+    for tool in ("mkdir", "pwd", "dirname"):
+        link = Path(env["PATH"].split(":")[1]) / tool
+        if not link.exists():
+            link.symlink_to(shutil.which(tool))
+    return subprocess.run([shutil.which("bash"), str(LAB_HOST), *args], capture_output=True, text=True, timeout=60,
+                          env={**env, "PERFLAB_LAB_RUNS": str(tmp_path / "runs")}, stdin=subprocess.DEVNULL)
+
+
+def test_lab_host_runs_privileged_where_the_engine_allows_it(box, tmp_path):
+    r = _lab_host(box, tmp_path, True, "run", "heatmaps", "--preset", "smoke")
+    assert r.returncode == 0, r.stderr
+    last = _calls(box[1]).splitlines()[-1]
+    assert last.startswith("docker run --rm -v perflab-lab-docker:/var/lib/docker") and " --privileged " in last
+    assert last.endswith("perflab/lab:trixie run heatmaps --preset smoke") and "--cap-add" not in last
+    assert f"{tmp_path}/runs:/work/data/runs" in last and (tmp_path / "runs").is_dir()
+
+
+def test_lab_host_falls_back_to_the_rights_one_by_one(box, tmp_path):
+    r = _lab_host(box, tmp_path, False, "doctor")
+    assert r.returncode == 0, r.stderr
+    last = _calls(box[1]).splitlines()[-1]
+    assert " --privileged " not in last and "--cap-add ALL --cap-drop SYS_RESOURCE" in last
+    assert "seccomp=unconfined" in last and "-v /dev:/dev" in last and last.endswith("perflab/lab:trixie doctor")
+
+
+def test_lab_host_without_the_image_says_how_to_build_it(box, tmp_path):
+    b, calls, env = box
+    _tool(b, "docker", "exit 1")
+    r = subprocess.run([shutil.which("bash"), str(LAB_HOST), "labs"], capture_output=True, text=True, timeout=60,
+                       env=env, stdin=subprocess.DEVNULL)
+    assert r.returncode == 2 and "make lab-image" in r.stderr and r.stderr.count("\n") == 1

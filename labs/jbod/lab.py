@@ -13,8 +13,8 @@ The enclosures are block devices stacked on the host; the writers are fio in one
 Both limits live in the fio container's blkio cgroup (Docker's --device-write-bps, made and removed
 with the container): a limit on a parent device also holds its partitions, and the loop driver
 charges the I/O it passes down to the cgroup of the process that issued it, so the chain's limit
-holds the writes of all its JBODs together. Partitions are made with `addpart` (the kernel here has
-no partition-table parsers). Every loop device is written to the run's ledger before it is bound and
+holds the writes of all its JBODs together. Partitions are made with the BLKPG ioctl, as `addpart` makes them (the kernel here has
+no partition-table parsers; perflab.infra.partitions). Every loop device is written to the run's ledger before it is bound and
 released after its partitions are deleted and it is detached (perflab clean does the same after a
 crash); the tmpfs directory is a ledger `path`.
 
@@ -45,6 +45,7 @@ import pandas as pd
 from perflab.errors import Failed
 from perflab.fio import jobs as fio, logs as fiolog
 from perflab.infra.containers import Topology, wait_until
+from perflab.infra import partitions as blkpg
 from perflab.infra.hostobjects import loop_device, scratch_dir
 
 JOB = "stream-write"
@@ -132,14 +133,19 @@ def partitions(dev: str) -> list[int]:
 
 
 def add_partitions(dev: str, sizes_bytes: list[int]) -> list[str]:
-    """addpart one partition per size, back to back from 1 MiB; their device paths."""
+    """One partition per size, back to back from 1 MiB (the BLKPG ioctl, as addpart makes it);
+    their device paths."""
     for n in partitions(dev):   # stale partitions left on this (now our) device by an earlier user
-        subprocess.run(["delpart", dev, str(n)], capture_output=True)
+        with contextlib.suppress(OSError):
+            blkpg.delete(dev, n)
     start = ALIGN
     out = []
     for i, size in enumerate(sizes_bytes, 1):
         sectors = size // SECTOR
-        _sh(["addpart", dev, str(i), str(start), str(sectors)])
+        try:
+            blkpg.add(dev, i, start * SECTOR, sectors * SECTOR)
+        except OSError as e:
+            raise Failed(f"adding partition {i} to {dev} (sectors {start}-{start + sectors - 1}): {e.strerror}") from None
         start += sectors
         out.append(f"{dev}p{i}")
     for path in out:

@@ -16,6 +16,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from perflab.infra import partitions
+
 LEDGER = "resources.jsonl"
 
 
@@ -142,11 +144,11 @@ def _rm_loop(e):
     out = subprocess.run(["losetup", "-n", "-O", "BACK-FILE", dev], capture_output=True, text=True)
     if out.returncode != 0 or (back and back not in out.stdout):
         return True  # gone, or now someone else's
-    # Partitions made with addpart (the jbod lab) outlive the binding unless deleted first.
+    # Partitions added with BLKPG (the jbod lab) outlive the binding unless deleted first.
     name = Path(dev).name
     for part in Path("/sys/block", name).glob(f"{name}p*"):
         with contextlib.suppress(OSError, ValueError):
-            _sh(["delpart", dev, str(int((part / "partition").read_text()))])
+            partitions.delete(dev, int((part / "partition").read_text()))
     return _sh(["losetup", "-d", dev])
 
 

@@ -47,6 +47,11 @@ def load(root: Path) -> Timings:
     return Timings(doc["measured"], doc["git_sha"], doc["git_dirty"], doc["machine"], doc["labs"])
 
 
+def shown_minutes(t: Timings, lab: str) -> float:
+    """A lab's measured minutes, rounded up to the tenth: the figure a page shows and plans from."""
+    return math.ceil(round(t.minutes(lab) * 10, 6)) / 10
+
+
 def students_per_machine(slot_min: float, run_min: float) -> int:
     """Students whose runs fit one after another in a slot on one machine (whole runs only)."""
     if run_min <= 0:
@@ -61,13 +66,14 @@ def machines_for(students: int, slot_min: float, run_min: float) -> int | None:
 
 
 def plan_rows(t: Timings, labs: list[str], students: int, slot_min: float) -> list[dict]:
-    """Per lab: the measured minutes of one run, students per machine in the slot, machines for the
-    class, and machine-hours the class uses (runs only)."""
+    """Per lab: the measured minutes of one run (rounded up to the tenth shown; the counts are
+    computed from that figure), students per machine in the slot, machines for the class, and
+    machine-hours the class uses (runs only)."""
     rows = []
     for lab in labs:
         if lab not in t.labs:
             continue
-        mins = t.minutes(lab)
+        mins = shown_minutes(t, lab)
         rows.append({"lab": lab, "run (min)": round(mins, 1), "per machine": students_per_machine(slot_min, mins),
                      "machines": machines_for(students, slot_min, mins),
                      "machine-hours": round(students * mins / 60, 1)})
