@@ -39,13 +39,21 @@ def test_process_is_recorded_while_it_runs_and_killed_if_it_outlives_the_block(t
     assert proc.returncode == 0 and _kinds(led) == []
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("losetup") or not Path("/dev/loop-control").exists(),
-                    reason="needs root and loop devices")
-def test_loop_device_is_bound_recorded_and_detached(tmp_path):
-    led = Ledger(tmp_path)
+needs_loop = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("losetup")
+                                or not Path("/dev/loop-control").exists(), reason="needs root and loop devices")
+
+
+def _backing(tmp_path, mib: int) -> Path:
     backing = tmp_path / "disk.img"
     with open(backing, "wb") as f:
-        f.truncate(4 << 20)
+        f.truncate(mib << 20)
+    return backing
+
+
+@needs_loop
+def test_loop_device_is_bound_recorded_and_detached(tmp_path):
+    led = Ledger(tmp_path)
+    backing = _backing(tmp_path, 4)
     with hostobjects.loop_device(led, str(backing)) as dev:
         assert _kinds(led) == [("loop", dev)]
         shown = subprocess.run(["losetup", "-n", "-O", "BACK-FILE", dev], capture_output=True, text=True).stdout
@@ -54,16 +62,12 @@ def test_loop_device_is_bound_recorded_and_detached(tmp_path):
     assert str(backing) not in subprocess.run(["losetup", "-a"], capture_output=True, text=True).stdout
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("losetup") or not Path("/dev/loop-control").exists(),
-                    reason="needs root and loop devices")
+@needs_loop
 def test_partitions_are_added_and_deleted_with_blkpg_and_the_ledger_deletes_them_too(tmp_path):
     from perflab.infra import partitions
 
     led = Ledger(tmp_path)
-    backing = tmp_path / "disk.img"
-    with open(backing, "wb") as f:
-        f.truncate(8 << 20)
-    with hostobjects.loop_device(led, str(backing)) as dev:
+    with hostobjects.loop_device(led, str(_backing(tmp_path, 8))) as dev:
         name = Path(dev).name
         partitions.add(dev, 1, 1 << 20, 2 << 20)
         partitions.add(dev, 2, 3 << 20, 4 << 20)

@@ -1,0 +1,24 @@
+# JupyterHub: one lab-host container per student (DockerSpawner), each with its own Docker engine,
+# its runs in a volume of its own. NOT TESTED: no JupyterHub runs on this project's machines. The
+# image is examples/class/jupyterhub/Dockerfile's; the settings are DockerSpawner's documented ones.
+#
+# Plan for it as for one shared host per hub machine: every student's labs run on that machine's
+# cores, and labs emulate time (disks, links), so two at once distort each other's results. The
+# instructor guide's "A class of 100" gives the measured run times to plan machines from.
+c = get_config()  # noqa: F821  (JupyterHub's config loader defines it)
+
+c.JupyterHub.spawner_class = "dockerspawner.DockerSpawner"
+c.DockerSpawner.image = "perflab/lab-hub:trixie"
+# The entry point (containers/lab-host/entry) starts the inner engine and runs a command given as a
+# path as it is: here the single-user server, from the image's own environment.
+c.DockerSpawner.cmd = ["/work/.venv/bin/jupyterhub-singleuser"]
+c.DockerSpawner.notebook_dir = "/work"
+c.DockerSpawner.default_url = "/lab"
+# The inner engine needs a privileged container (scripts/lab-host's fallback rights, where the hub's
+# engine refuses --privileged, go in extra_host_config the same way: cap_add, security_opt, devices).
+c.DockerSpawner.extra_host_config = {"privileged": True}
+c.DockerSpawner.volumes = {
+    "perflab-{username}-docker": "/var/lib/docker",   # the inner engine's images: built once per student
+    "perflab-{username}-runs": "/work/data/runs",     # the student's run directories, kept between sessions
+}
+c.DockerSpawner.remove = True   # the container goes when the server stops; the two volumes stay
