@@ -41,7 +41,7 @@ bench: setup
 	$(VPY) benchmarks/bench_pipeline.py --container perflab/fio:1
 
 # The lab-host image (Docker-in-Docker: perflab, its environment, the host tools, an engine of its
-# own) on Debian 13; `make lab-image SUITE=bookworm` for Debian 12. Run it with scripts/lab-host.
+# own) on Debian 13 (Debian 12's Python is too old for requirements.lock). Run it with scripts/lab-host.
 SUITE ?= trixie
 lab-image: system
 	bash scripts/build-lab-image.sh $(SUITE)
