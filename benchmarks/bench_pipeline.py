@@ -4,6 +4,7 @@ Chapter: "Reading latency heat maps" (chapters/heatmaps.md) quotes these figures
 
     .venv/bin/python benchmarks/bench_pipeline.py [--events 20000000] [--rounds 3]
                                                   [--fio-runtime 5] [--container IMAGE]
+                                                  [--no-fio | --only-fio]
 
 1. Writes a synthetic fio per-I/O latency log (6-field form, 60 s of I/O) of --events lines
    in a temporary directory.
@@ -17,13 +18,18 @@ Chapter: "Reading latency heat maps" (chapters/heatmaps.md) quotes these figures
    (log_hist_msec=1000), with a per-I/O log (log_avg_msec=0) and, as an extra, with a
    per-I/O log of completion latency only (disable_lat=1, disable_slat=1), interleaved
    over --rounds rounds; and with --container IMAGE the same no-logging job in
-   `docker run --rm IMAGE fio ...`.
+   `docker run --rm IMAGE fio ...` three ways, in the same rounds: under Docker's default
+   seccomp filter (container), under the profile book.toml names for IMAGE, the labs' allow-list
+   containers/seccomp/fio.json (container-labprofile), and with no filter (container-noseccomp);
+   then what one system call costs under each (1-byte dd reads and writes in the container).
+   --only-fio runs this part alone, --no-fio skips it.
 Everything it writes goes to one temporary directory, removed at the end.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -39,7 +45,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from perflab.analysis import heatmap as H  # noqa: E402
+from perflab.config import manifest  # noqa: E402
 from perflab.fio.logs import FioOutputError, loads_fio_json  # noqa: E402
+from perflab.infra import seccomp  # noqa: E402
 
 FIO = shutil.which("fio") or "/usr/bin/fio"
 
@@ -207,6 +215,19 @@ def container_status(image: str) -> str | None:
     return None
 
 
+def lab_profile(image: str) -> Path:
+    """The seccomp profile the labs run `image` under (book.toml [images.X] seccomp), checked."""
+    p = seccomp.by_tag(manifest.load(ROOT), "lab").get(image) or ROOT / "containers" / "seccomp" / "fio.json"
+    seccomp.read(p)
+    return p
+
+
+#: The container runs: their docker --security-opt (the lab profile's is filled in by fio_overhead).
+CONTAINER_RUNS = {"container": [],                                   # Docker's default filter
+                  "container-labprofile": None,                      # the labs' allow-list
+                  "container-noseccomp": ["--security-opt", "seccomp=unconfined"]}   # no filter
+
+
 def fio_overhead(tmp: Path, rounds: int, runtime: int, image: str | None) -> None:
     say(f"\n== fio capture overhead: host {FIO} ({subprocess.run([FIO, '--version'], capture_output=True, text=True).stdout.strip()})")
     data = tmp / "fio-data"
@@ -226,13 +247,16 @@ def fio_overhead(tmp: Path, rounds: int, runtime: int, image: str | None) -> Non
         # extra: per-I/O log of completion latency only (no lat/slat measurement or logs)
         "perio-clat": ["--write_lat_log=q", "--log_avg_msec=0", "--disable_lat=1", "--disable_slat=1"],
     }
-    why_not = None
+    why_not, sec, profile = None, {}, None
     if image:
         why_not = container_status(image)
         if why_not is None:
-            configs["container"] = []
-            # Same, without Docker's default seccomp filter: shows what the filter costs per syscall.
-            configs["container-noseccomp"] = []
+            # The same no-logging job under Docker's default filter, the labs' profile, and none:
+            # what a filter costs, and whether a shorter list costs less.
+            profile = lab_profile(image)
+            sec = {**CONTAINER_RUNS, "container-labprofile": ["--security-opt", f"seccomp={profile}"]}
+            for name in sec:
+                configs[name] = []
     say(f"job: randread bs=4k psync numjobs=1 on a cached 256 MiB file, {runtime} s each, "
         f"{rounds} rounds, order rotated every round; load average before: "
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -243,9 +267,8 @@ def fio_overhead(tmp: Path, rounds: int, runtime: int, image: str | None) -> Non
         row = []
         for name in order:
             args = fio_args(data, runtime, configs[name])
-            if name.startswith("container"):
-                sec = ["--security-opt", "seccomp=unconfined"] if name == "container-noseccomp" else []
-                cmd = ["docker", "run", "--rm", "--network", "none", f"--cpuset-cpus={PIN_CPU}", *sec,
+            if name in sec:
+                cmd = ["docker", "run", "--rm", "--network", "none", f"--cpuset-cpus={PIN_CPU}", *sec[name],
                        "-v", f"{tmp}:{tmp}", "-w", str(work), image, "fio", *args]
             else:
                 cmd = [FIO, *args]
@@ -257,15 +280,15 @@ def fio_overhead(tmp: Path, rounds: int, runtime: int, image: str | None) -> Non
         say(f"  round {r + 1}: " + "  ".join(row))
     med = {k: statistics.median(v) for k, v in iops.items()}
     say(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    say(f"{'capture':<19} {'median IOPS':>12}   {'min':>10} {'max':>10}")
+    say(f"{'capture':<21} {'median IOPS':>12}   {'min':>10} {'max':>10}")
     for k, v in iops.items():
-        say(f"{k:<19} {med[k]:>12,.0f}   {min(v):>10,.0f} {max(v):>10,.0f}")
+        say(f"{k:<21} {med[k]:>12,.0f}   {min(v):>10,.0f} {max(v):>10,.0f}")
     spread = (max(iops["none"]) - min(iops["none"])) / med["none"]
     say(f"noise: the no-logging job alone varied by {100 * spread:.1f}% (max-min)/median across rounds")
 
     def ratio(k: str, goal: str) -> None:
         paired = [a / b for a, b in zip(iops[k], iops["none"])]
-        say(f"{k + '/none':<24}= {med[k] / med['none']:.3f} (ratio of medians; per round "
+        say(f"{k + '/none':<26}= {med[k] / med['none']:.3f} (ratio of medians; per round "
             f"{', '.join(f'{x:.3f}' for x in paired)})   goal {goal}")
 
     ratio("hist", ">= 0.99")
@@ -273,15 +296,52 @@ def fio_overhead(tmp: Path, rounds: int, runtime: int, image: str | None) -> Non
     ratio("perio-clat", "(extra; no goal)")
     if image:
         if why_not is None:
-            ratio("container", ">= 0.98")
-            ratio("container-noseccomp", "(extra; no goal)")
-            say(f"  (container = docker run --rm --network none {image} fio ..., same file bind-mounted;"
-                " -noseccomp adds --security-opt seccomp=unconfined)")
+            ratio("container", "(Docker's default filter; no goal)")
+            ratio("container-labprofile", ">= 0.98")
+            ratio("container-noseccomp", "(no filter; no goal)")
+            say(f"  (container = docker run --rm --network none {image} fio ..., same file bind-mounted, under "
+                f"Docker's default seccomp filter; -labprofile adds --security-opt seccomp={profile.relative_to(ROOT)} "
+                f"({len(seccomp.allowed_calls(profile))} calls allowed, sha256 {seccomp.sha256(profile)[:12]}); "
+                "-noseccomp adds --security-opt seccomp=unconfined)")
+            syscall_cost(image, sec, rounds)
         else:
             say(f"container run skipped: {why_not}")
 
 
+def syscall_cost(image: str, sec: dict[str, list[str]], rounds: int, n: int = 2_000_000) -> None:
+    """What one system call costs under each filter: `dd bs=1 count=n` (n reads and n writes of one
+    byte, nothing else) in the container under each, interleaved like the fio runs; the time
+    above the unfiltered run's, per call. Shows whether the cost is the filter's length or its
+    being there at all (the kernel caches, per call number, the calls a filter always allows)."""
+    say(f"\n== system-call cost under each filter: dd if=/dev/zero of=/dev/null bs=1 count={n:,} in {image}, "
+        f"{rounds} rounds")
+    secs: dict[str, list[float]] = {k: [] for k in sec}
+    names = list(sec)
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            out = subprocess.run(["docker", "run", "--rm", "--network", "none", f"--cpuset-cpus={PIN_CPU}",
+                                  *sec[name], image, "dd", "if=/dev/zero", "of=/dev/null", "bs=1", f"count={n}"],
+                                 capture_output=True, text=True, timeout=300)
+            m = re.search(r", ([\d.]+) s, ", out.stderr)
+            if out.returncode or not m:
+                raise RuntimeError(f"dd under {name}: exit {out.returncode}: {out.stderr.strip()[-300:]}")
+            secs[name].append(float(m.group(1)))
+    med = {k: statistics.median(v) for k, v in secs.items()}
+    base = med["container-noseccomp"]
+    for k in names:
+        say(f"  {k:<21} {med[k]:.3f} s (median; {', '.join(f'{x:.3f}' for x in secs[k])})   "
+            f"{(med[k] - base) / (2 * n) * 1e9:+.1f} ns a call vs no filter")
+
+
 # --------------------------------------------------------------------------- main
+
+def fio_part(a, tmp: Path) -> int:
+    if not os.path.exists(FIO):
+        say(f"\nfio overhead: skipped: {FIO} not found")
+    else:
+        fio_overhead(tmp, a.rounds, a.fio_runtime, a.container)
+    return 0
+
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -289,7 +349,9 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds of fio runs")
     ap.add_argument("--fio-runtime", type=int, default=5, help="seconds per fio run")
     ap.add_argument("--container", metavar="IMAGE", help="also run the no-logging job in this image")
-    ap.add_argument("--no-fio", action="store_true", help="skip the fio overhead part")
+    parts = ap.add_mutually_exclusive_group()
+    parts.add_argument("--no-fio", action="store_true", help="skip the fio overhead part")
+    parts.add_argument("--only-fio", action="store_true", help="only the fio overhead part (no heat-map figures)")
     ap.add_argument("--_child", nargs=2, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a._child:
@@ -299,6 +361,8 @@ def main(argv=None) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="perflab-bench-"))
     try:
         say(f"machine: {os.cpu_count()} CPUs, python {sys.version.split()[0]}, numpy {np.__version__}")
+        if a.only_fio:
+            return fio_part(a, tmp)
         log = tmp / "synthetic_clat.1.log"
         t = time.perf_counter()
         write_synthetic_log(log, a.events)
@@ -358,10 +422,8 @@ def main(argv=None) -> int:
 
         if a.no_fio:
             say("\nfio overhead: skipped (--no-fio)")
-        elif not os.path.exists(FIO):
-            say(f"\nfio overhead: skipped: {FIO} not found")
         else:
-            fio_overhead(tmp, a.rounds, a.fio_runtime, a.container)
+            fio_part(a, tmp)
     except (FioOutputError, RuntimeError, subprocess.CalledProcessError) as e:
         say(f"benchmark failed: {e}")
         return 1

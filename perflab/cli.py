@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from perflab.config import manifest as manifest_mod
@@ -52,6 +53,10 @@ def _run(m, args) -> int:
     from perflab.run import runner
 
     try:
+        if args.seccomp:   # read where the containers are made (perflab.infra.seccomp), in the notebook's kernel too
+            from perflab.infra import seccomp
+
+            os.environ[seccomp.ENV] = args.seccomp
         variant = None
         if args.variant:  # a student's mystery variant: opened (unsealed, checked) before anything runs
             from perflab.teaching import variant as variants
@@ -317,6 +322,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", metavar="FILE", help="a student's sealed mystery variant (variant.json from perflab assign)")
     p.add_argument("--dry-run", action="store_true",
                    help="validate the parameters and print the plan (phases, time, images, disk); create nothing")
+    p.add_argument("--seccomp", choices=["docker", "lab", "unconfined"],
+                   help="the seccomp filter of the containers that run fio: docker (Docker's default; the "
+                        "default), lab (the allow-list containers/seccomp/fio.json), unconfined (none); "
+                        "named in run.json's provenance")
     p.set_defaults(fn=_run)
     p = sub.add_parser("assign", help="a class's mystery labs: a hidden variant per student, and the answer key")
     p.add_argument("lab")

@@ -11,8 +11,11 @@
 #     (and its fonts) for the book's browser test. linux-perf: `perf stat -e cycles,instructions`
 #     for the ht lab (CPI where the CPU exposes counters). Installed with apt-get, so only on
 #     Debian or Ubuntu; elsewhere the script names what is missing and stops.
+#   - For the tests only: npm (Node.js), which installs the Dev Containers CLI for the dev
+#     container's test, where no `npm` command exists.
 #   Two switches for image builds (containers/lab-host): PERFLAB_NO_DOCKERD=1 installs docker.io
-#   where needed but starts no dockerd; PERFLAB_NO_BROWSER=1 leaves out Chromium and its fonts.
+#   where needed but starts no dockerd; PERFLAB_NO_BROWSER=1 leaves out what only the tests use
+#   (Chromium and its fonts, npm).
 set -euo pipefail
 PKGS=(fio zfs-fuse fuse3 libfuse3-dev pkg-config gcc make debootstrap iproute2 strace
       ca-certificates util-linux procps linux-perf)
@@ -43,13 +46,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-# Debian 13 moved commands the labs use into packages of their own: docker (docker-cli, only
-# recommended by docker.io).
+# Commands installed only where no such command exists (whoever provided it): docker (Debian 13
+# moved it into docker-cli, only recommended by docker.io), and npm for the tests.
+pairs=(docker:docker-cli)
+[ "${PERFLAB_NO_BROWSER:-0}" = 1 ] || pairs+=(npm:npm)
 if command -v apt-get >/dev/null 2>&1; then
-  for pair in docker:docker-cli; do
+  for pair in "${pairs[@]}"; do
     cmd=${pair%%:*}; pkg=${pair#*:}
     if ! command -v "$cmd" >/dev/null 2>&1 && apt-cache show "$pkg" >/dev/null 2>&1; then
-      echo "setup: installing $pkg (the $cmd command, a package of its own since Debian 13)"
+      echo "setup: installing $pkg (for the $cmd command)"
       DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$pkg" >/dev/null
     fi
   done

@@ -343,7 +343,7 @@ def copy_root(c: Case, ctx) -> Path:
     root.mkdir()
     text = c.book((ROOT / "book.toml").read_text(), ctx)
     if text is not None:
-        for d in ("chapters", "labs"):
+        for d in ("chapters", "labs", "containers/seccomp"):   # the files book.toml names
             shutil.copytree(ROOT / d, root / d, ignore=shutil.ignore_patterns("__pycache__"))
         (root / "book.toml").write_text(text)
     return root

@@ -11,6 +11,7 @@ engine volume is its own and is removed at the end.
 """
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -66,6 +67,7 @@ def lab_host(docker_ok, manifest, tmp_path_factory):
         with lock.machine_lock("lab-host test"):   # the inner perflab cannot see this machine's lock
             return sh(str(ROOT / "scripts" / "lab-host"), *args, timeout=timeout, env=env, cwd=ROOT)
 
+    run.images, run.runs = images, runs
     yield run, runs
     sh("docker", "volume", "rm", "-f", VOLUME)
     (images / "labs.tar").unlink(missing_ok=True)
@@ -109,4 +111,82 @@ def test_a_smoke_run_inside_passes_and_leaves_only_its_run_directory(lab_host, l
     failed = [c for c in doc.get("checks", []) if not c.get("passed")]
     assert doc.get("checks") and not failed, failed
     assert doc["provenance"]["kernel"].split()[-1] == os.uname().release   # the same kernel: only the userland differs
+    assert differences(before, after) == {}, differences(before, after)
+
+
+# ----------------------------------------------------------------------------- the dev container
+
+DEVCONTAINER_CLI = "@devcontainers/cli@0.80.0"   # the reference implementation of devcontainer.json (Node >= 18)
+DC_VOLUME = "perflab-devcontainer-test"
+
+
+def jsonc(path: Path) -> dict:
+    """devcontainer.json: JSON with // comment lines."""
+    return json.loads("\n".join(ln for ln in path.read_text().splitlines() if not ln.lstrip().startswith("//")))
+
+
+def test_the_dev_container_runs_a_lab_and_opens_a_chapter(lab_host, tmp_path, artifacts):
+    """.devcontainer/devcontainer.json brought up by the Dev Containers CLI as VS Code would (its
+    initializeCommand builds the image, its postStartCommand starts the inner engine), with two
+    changes a test needs: the rights scripts/lab-host gives where --privileged is refused, and the
+    lab images handed in at /images and a volume of its own. Inside, on the repository mounted at
+    /work: a chapter opens as a notebook (jupytext) on the image's environment, and a lab's smoke
+    run executes its notebook, passes its checks and leaves its run directory in the repository;
+    once the container and its volume are removed, the outer host has nothing new."""
+    run, _ = lab_host
+    r = sh("npm", "install", "--prefix", str(tmp_path / "cli"), "--no-audit", "--no-fund", DEVCONTAINER_CLI, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    cli = str(tmp_path / "cli" / "node_modules" / ".bin" / "devcontainer")
+    config = jsonc(ROOT / ".devcontainer" / "devcontainer.json")
+    rights = sh(str(ROOT / "scripts" / "lab-host"), "--rights", cwd=ROOT).stdout.splitlines()
+    assert rights, "scripts/lab-host --rights printed nothing"
+    assert config["runArgs"] == ["--privileged"] and config["image"] == IMAGE
+    override = {**config, "runArgs": rights,
+                "mounts": [f"source={DC_VOLUME},target=/var/lib/docker,type=volume",
+                           f"source={run.images},target=/images,type=bind,readonly"]}
+    (tmp_path / "override.json").write_text(json.dumps(override, indent=1))
+    label = f"perflab.devcontainer-test={os.getpid()}"
+    base = ["--workspace-folder", str(ROOT), "--id-label", label]
+    before = outer_state()
+    cid = None
+    try:
+        up = sh(cli, "up", *base, "--override-config", str(tmp_path / "override.json"),
+                "--remove-existing-container", timeout=1200, cwd=ROOT)
+        (artifacts / "up.txt").write_text(up.stdout + up.stderr)
+        assert up.returncode == 0, (up.stdout + up.stderr)[-3000:]
+        result = json.loads(up.stdout.strip().splitlines()[-1])
+        assert result["outcome"] == "success", result
+        cid = result["containerId"]
+
+        def inside(*cmd, timeout=300):
+            with lock.machine_lock("dev container test"):   # the inner perflab cannot see this machine's lock
+                r = sh(cli, "exec", *base, *cmd, timeout=timeout, cwd=ROOT)
+            name = "-".join(c.rsplit("/", 1)[-1] for c in cmd[:2])
+            (artifacts / f"{name}.txt").write_text(r.stdout + r.stderr)
+            return r
+
+        r = inside("cat", "/etc/os-release")
+        assert "VERSION_CODENAME=trixie" in r.stdout
+        r = inside("sh", "-c", "echo $PERFLAB_VENV; docker info --format '{{.ServerVersion}}'")
+        assert r.returncode == 0 and r.stdout.split()[0] == "/opt/perflab-venv", r.stdout + r.stderr   # the engine answers
+        r = inside("/opt/perflab-venv/bin/jupytext", "--to", "ipynb", "--output", "-", "chapters/heatmaps.md")
+        assert r.returncode == 0, r.stderr[-2000:]
+        nb = json.loads(r.stdout)
+        assert nb["metadata"]["kernelspec"]["name"] == "python3" and len(nb["cells"]) > 10
+        r = inside("scripts/perflab", "run", "heatmaps", "--preset", "smoke", timeout=900)
+        assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+        run_dir = ROOT / "data" / "runs" / Path(r.stdout.strip().splitlines()[-1]).name   # /work is this repository
+        try:
+            doc = json.loads((run_dir / "run.json").read_text())
+            assert doc["status"] == "complete" and doc["checks"] and all(c["passed"] for c in doc["checks"])
+            assert doc["provenance"]["python"].startswith("3.13.")   # the image's environment (Debian 13), not this machine's
+            executed = json.loads((run_dir / "notebook.ipynb").read_text())
+            assert any(c.get("outputs") for c in executed["cells"] if c["cell_type"] == "code")
+        finally:
+            shutil.rmtree(run_dir, ignore_errors=True)
+    finally:
+        if cid:
+            sh("docker", "rm", "-f", "-v", cid)
+        sh("docker", "volume", "rm", "-f", DC_VOLUME)
+    after = outer_state()
     assert differences(before, after) == {}, differences(before, after)

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import ROOT, perflab_cmd
 from perflab.config import manifest as manifest_mod
-from perflab.infra import cleanup, labels, ledger
+from perflab.infra import cleanup, labels, ledger, seccomp
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 LABS = list(manifest_mod.load(ROOT).labs)   # every lab's smoke preset runs live
@@ -88,6 +88,7 @@ def test_smoke_run_completes_with_checks_and_provenance(docker_ok, artifacts, ma
     if uses_fio:
         assert prov["fio_version"].startswith("fio-")
     assert all(v["id"].startswith("sha256:") for v in prov["images"].values())
+    assert prov["seccomp"] == {n: seccomp.DOCKER_DEFAULT for n in manifest.lab(lab).images}   # the filter it ran under
     assert doc["metrics"]
     assert (run_dir / "notebook.ipynb").is_file() and list((run_dir / "figures").glob("*.html"))
     if uses_fio:

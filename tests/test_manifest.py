@@ -22,6 +22,7 @@ def test_drift_is_detected(manifest, tmp_path):
         shutil.copy(manifest.root / name, tmp_path / name)
     shutil.copytree(manifest.root / "chapters", tmp_path / "chapters")
     shutil.copytree(manifest.root / "labs", tmp_path / "labs")
+    shutil.copytree(manifest.root / "containers" / "seccomp", tmp_path / "containers" / "seccomp")
     m = manifest_mod.load(tmp_path)
     assert jbconfig.drift(m) == []
     (tmp_path / "book.toml").write_text((tmp_path / "book.toml").read_text().replace(

@@ -60,6 +60,7 @@ class Image:
     dockerfile: Path
     description: str = ""
     inputs: tuple = ()  # globs (from the project root) whose content the image is built from
+    seccomp: Path | None = None  # its allow-list, for `perflab run --seccomp lab` (perflab.infra.seccomp)
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,7 @@ SCHEMA = _table(["book"], ["book", "budget", "chapters", "images", "labs"], {
     "chapters": {"type": "array", "items": _table(["id", "title", "file"], ["id", "title", "file", "lab",
                                                                              "case_study"])},
     "images": {"type": "object", "additionalProperties": _table(["tag", "context"], [
-        "tag", "context", "dockerfile", "inputs", "description"])},
+        "tag", "context", "dockerfile", "inputs", "description"], {"seccomp": {"type": "string"}})},
     "labs": {"type": "object", "additionalProperties": _table(["chapter", "module", "presets"], [
         "title", "chapter", "module", "jobs", "images", "requires", "description", "disk", "params",
         "presets", "mystery", "reference_runs"], {
@@ -208,7 +209,8 @@ def load(root: Path | None = None) -> Manifest:
         default_inputs = (str((ctx.relative_to(root) / "**" / "*").as_posix()),)
         images[name] = Image(name, im["tag"], ctx, root / im["dockerfile"] if "dockerfile" in im
                              else ctx / "Dockerfile", im.get("description", ""),
-                             tuple(im.get("inputs", default_inputs)))
+                             tuple(im.get("inputs", default_inputs)),
+                             root / im["seccomp"] if "seccomp" in im else None)
     chapters = []
     for c in raw.get("chapters", []):
         chapters.append(Chapter(c["id"], c["title"], Path(c["file"]), c.get("lab"), bool(c.get("case_study", False))))
@@ -257,6 +259,9 @@ def _check(m: Manifest) -> None:
             raise ManifestError(f"chapter {c.id}: lab {c.lab} is not defined")
         if c.case_study and not c.lab:
             raise ManifestError(f"chapter {c.id}: case_study = true needs a lab")
+    for im in m.images.values():
+        if im.seccomp is not None and not im.seccomp.is_file():
+            raise ManifestError(f"image {im.name}: seccomp profile {im.seccomp.relative_to(m.root)} does not exist")
     for lab in m.labs.values():
         if lab.chapter not in ids:
             raise ManifestError(f"lab {lab.name}: chapter {lab.chapter} is not in [[chapters]]")

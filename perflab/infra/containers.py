@@ -4,7 +4,9 @@
 (labels.labels), and removes all of them when the `with` block ends: normally, on an exception,
 on KeyboardInterrupt (Ctrl-C or the runner's interrupt). If creating one object fails half-way, the
 objects made before it are removed too. Containers get `--init` and only the capabilities and
-devices the lab asks for; nothing runs privileged. After a SIGKILL, `perflab clean` finds the
+devices the lab asks for; nothing runs privileged. Containers of the images that run fio get the
+seccomp filter the user chose (`perflab run --seccomp`: Docker's default unless told otherwise;
+perflab.infra.seccomp), the others Docker's default. After a SIGKILL, `perflab clean` finds the
 leftovers by their labels.
 
 Front page, "Nothing left behind"; the chapters show each lab's topology.
@@ -17,7 +19,7 @@ import contextlib
 import logging
 import time
 
-from perflab.infra import labels
+from perflab.infra import labels, seccomp as seccomp_profiles
 
 log = logging.getLogger(__name__)
 
@@ -26,12 +28,18 @@ class ContainerFailed(Failed, RuntimeError):
     """A container exited non-zero; the message carries the tail of its output."""
 
 
+#: Topology.container's default `seccomp`: the filter chosen for the image (seccomp.profile_for).
+BY_IMAGE = "image"
+
+
 class Topology:
-    def __init__(self, run_id: str, lab: str | None = None, client=None):
+    def __init__(self, run_id: str, lab: str | None = None, client=None, profiles: dict | None = None):
+        """`profiles`: {image tag: filter} (seccomp.by_tag); by default book.toml's and the user's choice."""
         self.run_id = run_id
         self.lab = lab
         self.client = client
         self.labels = labels.labels(run_id, lab)
+        self.profiles = profiles
         self._objects: list = []  # (kind, obj) in creation order
 
     # -- lifecycle --
@@ -85,12 +93,28 @@ class Topology:
         self._objects.append(("volume", vol))
         return vol
 
+    def profile_for(self, image: str):
+        """The seccomp filter for containers of image tag `image`: None (Docker's default), a
+        profile's path or seccomp.UNCONFINED (seccomp.profile_for; an unknown tag: Docker's default)."""
+        if self.profiles is None:
+            from perflab.config import manifest
+
+            self.profiles = seccomp_profiles.by_tag(manifest.load())
+        return self.profiles.get(image)
+
     def container(self, image: str, name: str, command=None, *, network=None, cap_add=(),
                   devices=(), volumes=None, mounts=None, environment=None, detach=True,
-                  working_dir=None, cpuset_cpus=None, **kw):
+                  working_dir=None, cpuset_cpus=None, seccomp=BY_IMAGE, **kw):
         """Create and start a container. Nothing privileged: capabilities and devices are listed
-        explicitly by the lab that needs them."""
+        explicitly by the lab that needs them. `seccomp`: the filter chosen for the image
+        (BY_IMAGE), a profile's path, seccomp_profiles.UNCONFINED, or None for Docker's default;
+        a `seccomp=` entry in `security_opt` wins over it."""
         kw.setdefault("init", True)
+        opts = list(kw.pop("security_opt", None) or [])
+        if not any(o.startswith("seccomp") for o in opts):
+            opts += seccomp_profiles.security_opt(self.profile_for(image) if seccomp == BY_IMAGE else seccomp)
+        if opts:
+            kw["security_opt"] = opts
         c = self.client.containers.create(
             image, command, name=self._name(name), labels=self.labels, detach=detach,
             network=getattr(network, "name", network), cap_add=list(cap_add) or None,

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from perflab.infra import images
 from perflab.config import params as params_mod
-from perflab.infra import cleanup, labels, ledger, lock
+from perflab.infra import cleanup, labels, ledger, lock, seccomp
 from perflab.run import progress, provenance
 from perflab.config.manifest import Lab, Manifest
 from perflab.run.record import RunRecord
@@ -105,6 +105,10 @@ def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: b
     if variant is not None:
         preset, overrides = _variant(lab, variant, overrides, record)
     values = validate(m, lab, preset, overrides)
+    seccomp.check(m, lab.images)
+    if record and seccomp.choice() != "docker":
+        raise Refused(f"--record runs under Docker's default seccomp filter, as every reference does "
+                      f"(asked for: --seccomp {seccomp.choice()})")
     check_requirements(m, lab)
     if record:
         from perflab.run.provenance import git_state
@@ -131,6 +135,7 @@ def dry_run(m: Manifest, lab_name: str, preset: str, overrides: list[str], varia
     if variant is not None:
         preset, overrides = _variant(lab, variant, overrides, False)
     values = validate(m, lab, preset, overrides)
+    seccomp.check(m, lab.images)
     shown = params_mod.describe(values, lab)
     print(f"perflab run {lab.name} --preset {preset}: parameters accepted; nothing was created", file=out)
     for k, val in shown.items():
@@ -146,6 +151,9 @@ def dry_run(m: Manifest, lab_name: str, preset: str, overrides: list[str], varia
         print(f"  disk space: {params_mod.fmt_size(params_mod.disk_need(lab, values))} "
               f"(under {cleanup.runs_root(m.root)})", file=out)
     print(f"  images: {', '.join(m.images[n].tag for n in lab.images) or '-'}", file=out)
+    filters = seccomp.provenance(m, lab.images)
+    print("  seccomp: " + (", ".join(f"{n} {f['profile'] if isinstance(f, dict) else f}" for n, f in filters.items())
+                           or "-"), file=out)
     needs = ", ".join(lab.requires) or "-"
     have = "answers" if labels.docker_client() is not None else "does NOT answer (the run would be refused)"
     print(f"  needs: {needs}" + (f"; the Docker engine {have}" if "docker" in lab.requires else ""), file=out)

@@ -22,7 +22,7 @@ from pathlib import Path
 from perflab.config import manifest as manifest_mod
 from perflab.config import params as params_mod
 from perflab.run import progress, provenance
-from perflab.infra import cleanup, labels, ledger
+from perflab.infra import cleanup, labels, ledger, seccomp
 from perflab.run.record import RunRecord
 
 REFERENCE = "reference"
@@ -342,7 +342,9 @@ def create_run(m: manifest_mod.Manifest, lab: manifest_mod.Lab, preset: str, val
     doc = {
         "run_id": d.name, "lab": lab.name, "preset": preset, "params": values,
         "params_text": params_mod.describe(values, lab),
-        "provenance": {**provenance.collect(m.root), "started": provenance.now_iso()},
+        # which seccomp filter each of the lab's images runs under (Topology applies the same)
+        "provenance": {**provenance.collect(m.root), "seccomp": seccomp.provenance(m, lab.images),
+                       "started": provenance.now_iso()},
     }
     if variant is not None:
         doc = variant.mask_run_doc(doc)
