@@ -50,13 +50,15 @@ def _labs(m, args) -> int:
 
 def _run(m, args) -> int:
     from perflab.errors import Refused
+    from perflab.infra import seccomp
     from perflab.run import runner
 
+    # --seccomp is read where the containers are made (perflab.infra.seccomp), in the notebook's
+    # kernel too: through the environment, for this command only (put back for an in-process caller).
+    before = os.environ.get(seccomp.ENV)
+    if args.seccomp:
+        os.environ[seccomp.ENV] = args.seccomp
     try:
-        if args.seccomp:   # read where the containers are made (perflab.infra.seccomp), in the notebook's kernel too
-            from perflab.infra import seccomp
-
-            os.environ[seccomp.ENV] = args.seccomp
         variant = None
         if args.variant:  # a student's mystery variant: opened (unsealed, checked) before anything runs
             from perflab.teaching import variant as variants
@@ -71,6 +73,11 @@ def _run(m, args) -> int:
     except KeyboardInterrupt:   # while waiting for another lab: nothing was created yet
         print(f"perflab run {args.lab}: interrupted before it started, nothing was created", file=sys.stderr)
         return runner.EXIT_INTERRUPTED
+    finally:
+        if before is None:
+            os.environ.pop(seccomp.ENV, None)
+        else:
+            os.environ[seccomp.ENV] = before
 
 
 def _references(m, args) -> int:

@@ -145,6 +145,20 @@ def test_the_run_command_takes_the_choice_and_refuses_a_reference_under_another(
     assert r.returncode == 2 and "PERFLAB_SECCOMP='nonsense' is not a seccomp choice" in r.stderr, r.stderr
 
 
+def test_the_choice_lasts_one_command_in_process(monkeypatch, capsys):
+    """perflab.cli.main called in-process (as the chapter-command tests do) with --seccomp leaves the
+    environment as it was: a later run in the same process gets Docker's default filter."""
+    from perflab import cli
+
+    monkeypatch.delenv(seccomp.ENV, raising=False)
+    assert cli.main(["run", "logzilla", "--dry-run", "--seccomp", "lab"]) == 0
+    assert "seccomp: fio containers/seccomp/fio.json" in capsys.readouterr().out
+    assert seccomp.ENV not in os.environ and seccomp.choice() == "docker"
+    monkeypatch.setenv(seccomp.ENV, "unconfined")
+    assert cli.main(["run", "logzilla", "--dry-run", "--seccomp", "lab"]) == 0
+    assert os.environ[seccomp.ENV] == "unconfined"
+
+
 def test_a_run_names_its_filter_in_provenance(manifest, tmp_path, monkeypatch):
     from perflab.config.params import resolve
     from perflab.run import session
