@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Host packages and services the labs need, installed only when missing; idempotent.
 #   - Docker: any engine that answers `docker info` is used as it is (Docker CE, Docker Desktop,
-#     Debian's docker.io) and none is installed beside it. Only where no `docker` command exists
-#     is Debian's docker.io installed and its dockerd started in the background (log:
-#     /var/log/perflab-dockerd.log). A `docker` command whose engine does not answer and that is
-#     not docker.io's is left alone: the script says so and stops (installing docker.io over
-#     Docker CE would conflict).
+#     Debian's docker.io) and none is installed beside it. Where no engine answers, Debian's
+#     docker.io is installed and its dockerd started in the background (log:
+#     /var/log/perflab-dockerd.log) if there is no `docker` command, or docker.io's, or a lone
+#     client that no package owns and no `dockerd` beside it. Another engine that does not answer
+#     (a `dockerd` that is not docker.io's, or a `docker` from another package, such as Docker
+#     CE's or Docker Desktop's) is left alone: the script says so and stops (installing docker.io
+#     over it would conflict).
 #   - Debian packages: fio, zfs-fuse, FUSE 3, debootstrap (to make the base image when no registry
 #     answers), iproute2 (tc), strace, and a compiler for the slow-disk emulator; headless Chromium
 #     (and its fonts) for the book's browser test. linux-perf: `perf stat -e cycles,instructions`
@@ -20,15 +22,26 @@ set -euo pipefail
 PKGS=(fio zfs-fuse fuse3 libfuse3-dev pkg-config gcc make debootstrap iproute2 strace
       ca-certificates util-linux procps linux-perf)
 [ "${PERFLAB_NO_BROWSER:-0}" = 1 ] || PKGS+=(chromium fonts-liberation)
+DOCKERD_LOG=${PERFLAB_DOCKERD_LOG:-/var/log/perflab-dockerd.log}
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 answers() { command -v docker >/dev/null 2>&1 && timeout 10 docker info >/dev/null 2>&1; }
+# The package that owns a file, or nothing (a binary put there by hand, or no dpkg).
+owner() { dpkg-query -S "$1" 2>/dev/null | sed -n 's/^\([^:]*\): .*/\1/p' | head -n 1; }
 START_DOCKERD=0
+DOCKER_CMD=$(command -v docker || true)
 if answers; then
-  echo "setup: a Docker engine answers ($(command -v docker), server $(docker version -f '{{.Server.Version}}' 2>/dev/null || echo '?')): using it, installing none"
-elif command -v docker >/dev/null 2>&1 && ! installed docker.io; then
-  echo "setup: $(command -v docker) is installed (not Debian's docker.io) but its engine does not answer 'docker info'; start it (for example: systemctl start docker, or Docker Desktop) and run make setup again. No second engine is installed over it." >&2
+  echo "setup: a Docker engine answers ($DOCKER_CMD, server $(docker version -f '{{.Server.Version}}' 2>/dev/null || echo '?')): using it, installing none"
+elif [ -n "$DOCKER_CMD" ] && ! installed docker.io && command -v dockerd >/dev/null 2>&1; then
+  echo "setup: $DOCKER_CMD is installed with an engine ($(command -v dockerd), not Debian's docker.io) that does not answer 'docker info'; start it (for example: systemctl start docker, or Docker Desktop) and run make setup again. No second engine is installed over it." >&2
+  exit 1
+elif [ -n "$DOCKER_CMD" ] && ! installed docker.io && [ -n "$(owner "$DOCKER_CMD")" ] \
+     && [ "$(owner "$DOCKER_CMD")" != docker-cli ]; then
+  echo "setup: $DOCKER_CMD comes from the package $(owner "$DOCKER_CMD") (not Debian's docker.io) and no engine answers 'docker info'; start its engine (for example: Docker Desktop) or point DOCKER_HOST at one, and run make setup again. No second engine is installed over it." >&2
   exit 1
 else
+  # No docker command, docker.io's, or a client alone that no package owns and with no engine
+  # beside it (this project's machines ship one in /usr/local/bin): Debian's docker.io, started.
+  [ -n "$DOCKER_CMD" ] && ! installed docker.io && echo "setup: $DOCKER_CMD is a client with no engine on this machine (no dockerd; no package owns it): installing Debian's docker.io beside it"
   PKGS=(docker.io "${PKGS[@]}")
   [ "${PERFLAB_NO_DOCKERD:-0}" = 1 ] || START_DOCKERD=1
 fi
@@ -64,11 +77,11 @@ if [ "$START_DOCKERD" = 1 ] && ! timeout 10 $DOCKER info >/dev/null 2>&1; then
   if pgrep -x dockerd >/dev/null; then
     echo "setup: dockerd runs but does not answer yet; waiting"
   else
-    echo "setup: starting dockerd (log: /var/log/perflab-dockerd.log)"
-    $SUDO sh -c 'nohup dockerd >/var/log/perflab-dockerd.log 2>&1 &'
+    echo "setup: starting dockerd (log: $DOCKERD_LOG)"
+    $SUDO sh -c "nohup dockerd >'$DOCKERD_LOG' 2>&1 &"
   fi
   for _ in $(seq 1 60); do timeout 5 $DOCKER info >/dev/null 2>&1 && break; sleep 1; done
-  timeout 10 $DOCKER info >/dev/null 2>&1 || { echo "setup: dockerd did not start; see /var/log/perflab-dockerd.log" >&2; tail -20 /var/log/perflab-dockerd.log >&2; exit 1; }
+  timeout 10 $DOCKER info >/dev/null 2>&1 || { echo "setup: dockerd did not start; see $DOCKERD_LOG" >&2; tail -20 "$DOCKERD_LOG" >&2; exit 1; }
 fi
 if [ "${PERFLAB_NO_DOCKERD:-0}" = 1 ]; then
   echo "setup: packages ready (docker $($DOCKER --version | cut -d' ' -f3 | tr -d ,) installed, no dockerd started; $(fio --version))"

@@ -68,6 +68,46 @@ def test_another_engines_docker_that_does_not_answer_is_left_alone(box):
     assert _calls(calls) == ""
 
 
+def test_another_packages_docker_without_an_engine_is_left_alone(box):
+    """Docker Desktop's or Docker CE's client package, its engine elsewhere and not answering:
+    docker.io's /usr/bin/docker would conflict with it."""
+    b, calls, env = box
+    (b / "dockerd").unlink()
+    _tool(b, "docker", "exit 1")
+    _tool(b, "dpkg-query", f'case "$*" in -S*) echo "docker-ce-cli: {b}/docker";; *docker.io*) '
+                           'echo "unknown ok not-installed"; exit 1;; *) echo "install ok installed";; esac')
+    for tool in ("sed", "head"):
+        (Path(env["PATH"].split(":")[1]) / tool).symlink_to(shutil.which(tool))
+    r = _run(env)
+    assert r.returncode == 1
+    assert "from the package docker-ce-cli" in r.stderr and "No second engine is installed" in r.stderr
+    assert _calls(calls) == ""
+
+
+def test_a_lone_client_without_an_engine_gets_docker_io_beside_it(box):
+    """This project's machines ship a docker client in /usr/local/bin that no package owns and no
+    engine answers: docker.io is installed beside it and its dockerd started (make setup on a fresh
+    machine failed here before)."""
+    b, calls, env = box
+    (b / "dockerd").unlink()
+    _tool(b, "docker", f'test -e {b}/engine-up || exit 1; case "$1" in version) echo 20.10-standin;; esac')
+    _tool(b, "dpkg-query", 'case "$*" in -S*) echo "dpkg-query: no path found matching pattern" >&2; exit 1;; '
+                           '*docker.io*) echo "unknown ok not-installed"; exit 1;; *) echo "install ok installed";; esac')
+    _tool(b, "apt-get", f'echo "apt-get $*" >> {calls}; case "$*" in *docker.io*) '
+                        f'printf "#!/bin/sh\\necho dockerd >> {calls}; touch {b}/engine-up\\n" > {b}/dockerd; '
+                        f'chmod +x {b}/dockerd;; esac')
+    for tool in ("sed", "head", "nohup", "touch"):
+        (Path(env["PATH"].split(":")[1]) / tool).symlink_to(shutil.which(tool))
+    (Path(env["PATH"].split(":")[1]) / "pgrep").unlink()
+    _tool(b, "pgrep", "exit 1")     # the machine's own dockerd, if one runs, is not this box's
+    r = _run({**env, "PERFLAB_DOCKERD_LOG": str(b.parent / "dockerd.log")})
+    assert r.returncode == 0, r.stderr
+    assert "a client with no engine on this machine" in r.stdout
+    installs = [ln for ln in _calls(calls).splitlines() if " install " in ln]
+    assert len(installs) == 1 and "docker.io" in installs[0].split()
+    assert "dockerd" in _calls(calls).splitlines() and "system ready (docker 20.10-standin" in r.stdout
+
+
 def test_without_any_docker_docker_io_is_installed(box):
     b, calls, env = box
     # the stand-in apt-get "installs" a docker that answers, as docker.io's would once dockerd runs
