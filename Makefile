@@ -26,7 +26,7 @@ book: venv
 	$(PERFLAB) book
 
 test: setup
-	$(VENV)/bin/pytest -v -rs
+	$(VENV)/bin/pytest -v -rs --durations=40
 
 test-fast: venv
 	$(VENV)/bin/pytest -v -rs -m "not docker and not slow"
@@ -41,7 +41,7 @@ bench: setup
 	$(VPY) benchmarks/bench_pipeline.py --container perflab/fio:1
 
 # The lab-host image (Docker-in-Docker: perflab, its environment, the host tools, an engine of its
-# own) on Debian 13 (Debian 12's Python is too old for requirements.lock). Run it with scripts/lab-host.
+# own) on Debian 13, or on Debian 12 with `make lab-image SUITE=bookworm`. Run it with scripts/lab-host.
 SUITE ?= trixie
 lab-image: system
 	bash scripts/build-lab-image.sh $(SUITE)

@@ -12,7 +12,7 @@
                                           run-to-run noise? (exit 0 same within noise, 1 differs)
     perflab clean [--check] [--run ID]    remove what runs left behind (labelled or recorded only)
     perflab doctor                        what this machine can run
-    perflab images [NAME...]              build the lab images
+    perflab images [NAME...] [--suite S]  build the lab images (on bookworm, or --suite trixie)
     perflab book [--run PRESET] [--out DIR] [--solutions hide|show|strip]  build the HTML book
     perflab book-config [--check]         regenerate _config.yml and _toc.yml from book.toml
     perflab references [--check|--repeats] [LAB...] re-record the reference runs from a clean commit (full preset),
@@ -21,11 +21,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 
 from perflab.config import manifest as manifest_mod
+from perflab.config.manifest import SUITES
 from perflab.errors import EXIT_FAILED, EXIT_INTERRUPTED, PerflabError, Refused
+
+SUITE_HELP = (f"the Debian release the lab images are built on: {SUITES[0]} (the default; every reference "
+              f"ran on it) or {', '.join(SUITES[1:])} (its images are tagged apart, e.g. perflab/fio:1-trixie); "
+              "named in run.json's provenance")
 
 
 def _labs(m, args) -> int:
@@ -48,36 +54,48 @@ def _labs(m, args) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def _choices(m, **env):
+    """The command's choices that are read where they apply (the seccomp filter where containers
+    are made, the suite where the manifest names the images), in the notebook's kernel too:
+    through the environment, for this command only (put back afterwards for an in-process
+    caller). Yields the manifest as these choices make it."""
+    from perflab.config import manifest
+
+    before = {k: os.environ.get(k) for k in env}
+    os.environ.update({k: v for k, v in env.items() if v})
+    try:
+        yield manifest.load(m.root) if any(env.values()) else m
+    finally:
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def _run(m, args) -> int:
+    from perflab.config.manifest import SUITE_ENV
     from perflab.errors import Refused
     from perflab.infra import seccomp
     from perflab.run import runner
 
-    # --seccomp is read where the containers are made (perflab.infra.seccomp), in the notebook's
-    # kernel too: through the environment, for this command only (put back for an in-process caller).
-    before = os.environ.get(seccomp.ENV)
-    if args.seccomp:
-        os.environ[seccomp.ENV] = args.seccomp
-    try:
-        variant = None
-        if args.variant:  # a student's mystery variant: opened (unsealed, checked) before anything runs
-            from perflab.teaching import variant as variants
+    with _choices(m, **{seccomp.ENV: args.seccomp, SUITE_ENV: args.suite}) as m:
+        try:
+            variant = None
+            if args.variant:  # a student's mystery variant: opened (unsealed, checked) before anything runs
+                from perflab.teaching import variant as variants
 
-            variant = variants.load_variant(m, args.variant)
-            if variant.lab != args.lab:
-                raise Refused(f"variant file {args.variant} is for lab {variant.lab}, not {args.lab}")
-        if args.dry_run:
-            return runner.dry_run(m, args.lab, args.preset, args.param or [], variant=variant)
-        return runner.run(m, args.lab, args.preset, args.param or [], record=args.record, quiet=args.quiet,
-                          variant=variant)
-    except KeyboardInterrupt:   # while waiting for another lab: nothing was created yet
-        print(f"perflab run {args.lab}: interrupted before it started, nothing was created", file=sys.stderr)
-        return runner.EXIT_INTERRUPTED
-    finally:
-        if before is None:
-            os.environ.pop(seccomp.ENV, None)
-        else:
-            os.environ[seccomp.ENV] = before
+                variant = variants.load_variant(m, args.variant)
+                if variant.lab != args.lab:
+                    raise Refused(f"variant file {args.variant} is for lab {variant.lab}, not {args.lab}")
+            if args.dry_run:
+                return runner.dry_run(m, args.lab, args.preset, args.param or [], variant=variant)
+            return runner.run(m, args.lab, args.preset, args.param or [], record=args.record, quiet=args.quiet,
+                              variant=variant)
+        except KeyboardInterrupt:   # while waiting for another lab: nothing was created yet
+            print(f"perflab run {args.lab}: interrupted before it started, nothing was created", file=sys.stderr)
+            return runner.EXIT_INTERRUPTED
 
 
 def _references(m, args) -> int:
@@ -252,10 +270,15 @@ def _doctor(m, args) -> int:
 
 
 def _images(m, args) -> int:
+    from perflab.config.manifest import SUITE_ENV
     from perflab.infra import images
 
-    for name, iid in images.build(m, args.names or None).items():
-        print(f"{name}: {m.images[name].tag} {iid}")
+    with _choices(m, **{SUITE_ENV: args.suite}) as m:
+        unknown = [n for n in args.names if n not in m.images]
+        if unknown:
+            raise Refused(f"unknown image {', '.join(unknown)}; images: {', '.join(m.images)}")
+        for name, iid in images.build(m, args.names or None).items():
+            print(f"{name}: {m.images[name].tag} {iid}")
     return 0
 
 
@@ -333,6 +356,7 @@ def parser() -> argparse.ArgumentParser:
                    help="the seccomp filter of the containers that run fio: docker (Docker's default; the "
                         "default), lab (the allow-list containers/seccomp/fio.json), unconfined (none); "
                         "named in run.json's provenance")
+    p.add_argument("--suite", choices=SUITES, help=SUITE_HELP)
     p.set_defaults(fn=_run)
     p = sub.add_parser("assign", help="a class's mystery labs: a hidden variant per student, and the answer key")
     p.add_argument("lab")
@@ -395,6 +419,7 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=_doctor)
     p = sub.add_parser("images", help="build the lab images")
     p.add_argument("names", nargs="*")
+    p.add_argument("--suite", choices=SUITES, help=SUITE_HELP)
     p.set_defaults(fn=_images)
     p = sub.add_parser("book", help="build the HTML book (chapters render their reference runs)")
     p.add_argument("--run", default="reference", help="reference (default), or a preset to run every lab live")

@@ -91,6 +91,18 @@ def test_client_hosts_are_keyed_by_rank_and_traces_are_found(tmp_path):
     assert comparison.latency_logs(tmp_path / "a")["latency/openat"].name == "openat.trace.gz"
 
 
+def test_the_prose_names_what_is_compared_event_by_event(tmp_path):
+    """A lab whose only latencies are traced calls (elinks: openat()) is not compared "I/O by I/O"."""
+    (tmp_path / "latency").mkdir()
+    (tmp_path / "latency" / "openat.trace.gz").write_text("")
+    assert comparison.unit(comparison.latency_logs(tmp_path)) == "openat() call by call"
+    (tmp_path / "fio").mkdir()
+    (tmp_path / "fio" / "a_clat.1.log").write_text("")
+    assert comparison.unit(comparison.latency_logs(tmp_path)) == "I/O by I/O"
+    assert comparison.unit(comparison.latency_logs(ROOT / "data" / "reference" / "elinks")) == "openat() call by call"
+    assert comparison.unit(comparison.latency_logs(ROOT / "data" / "reference" / "heatmaps")) == "I/O by I/O"
+
+
 def test_a_trace_run_builds_its_map_from_the_trace(tmp_path):
     d = tmp_path / "latency"
     d.mkdir()

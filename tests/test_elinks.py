@@ -184,6 +184,18 @@ def test_parse_bpftrace_json(lab):
     assert lab.chain_in_order(b["stacks"][0]["frames"])
 
 
+def test_parse_bpftrace_0_23_json_stack_keys(lab):
+    """bpftrace 0.23 (Debian 13) writes a stack key's newlines as the two characters \\n: the
+    line of a real run (elinks on `--suite trixie`), shortened."""
+    line = ('{"type": "map", "data": {"@stacks": {"\\\\n        load_formhist_from_file+0\\\\n        '
+            'get_form_history_value+52\\\\n        draw_forms+29\\\\n        refresh_view+9\\\\n        '
+            'redraw_terminal+9\\\\n        redraw_leds+35\\\\n        check_timers+106\\\\n        '
+            'select_loop+211\\\\n        main+1048\\\\n        0x7f99a8f81ca8\\\\n": 997}}}')
+    frames = lab.parse_bpftrace([line])["stacks"][0]["frames"]
+    assert frames[0] == "load_formhist_from_file+0" and frames[-1] == "0x7f99a8f81ca8" and len(frames) == 10
+    assert lab.chain_in_order(frames)
+
+
 def test_counts_per_second_and_net_rates(lab):
     t = pd.Series([T0 + 0.1, T0 + 0.2, T0 + 2.5, T0 + 3.9])
     assert lab.counts_per_second(t, T0, T0 + 3.5).tolist() == [2, 0, 1]

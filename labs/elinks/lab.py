@@ -390,7 +390,9 @@ def parse_bpftrace(lines) -> dict:
                         per_second.append({"t": stamp, "path": path, "count": int(count)})
                 elif name == "@stacks":
                     for stack, count in values.items():
-                        frames = [ln.strip() for ln in stack.splitlines() if ln.strip()]
+                        # bpftrace 0.17 (Debian 12) keys a stack by its lines; 0.23 (Debian 13)
+                        # by the same lines with each newline written as the two characters \n
+                        frames = [ln.strip() for ln in stack.replace("\\n", "\n").splitlines() if ln.strip()]
                         stacks.append({"frames": frames, "count": int(count)})
     stacks.sort(key=lambda x: -x["count"])
     return {"per_second": pd.DataFrame(per_second, columns=["t", "path", "count"]), "stacks": stacks}

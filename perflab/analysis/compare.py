@@ -94,9 +94,10 @@ def spread(values: list[dict], row: Row) -> str:
 
 
 def panel(session, rows: list[Row], source: str, year: int | str = 2009,
-          repeats: list[dict] | None = None, latencies: bool = False) -> Panel:
-    """The panel; ``latencies``: the reference keeps fio latency logs, so a live run is also compared
-    with it I/O by I/O (the note in the book says so)."""
+          repeats: list[dict] | None = None, latencies: str = "") -> Panel:
+    """The panel; ``latencies``: the reference keeps latency logs, so a live run is also compared
+    with it event by event: how, for the note in the book ("I/O by I/O", "openat() call by call");
+    empty: it keeps none."""
     ref = reference_metrics(session.reference_dir())
     columns, cols_vals = [], []
     if session.live:
@@ -137,7 +138,7 @@ def panel(session, rows: list[Row], source: str, year: int | str = 2009,
                 + "; ".join(f"'{k}' (repeat {', '.join(v)})" for k, v in failed.items()) + ". ")
     note += ("Ratios are what carry over between machines; absolute numbers belong to the hardware."
             + ("" if session.live else f" Your own run (scripts/perflab run {session.lab.name} --preset smoke) adds a column"
-               + ("." if not latencies else ", and below the panel its latencies against the reference's, I/O by I/O"
+               + ("." if not latencies else f", and below the panel its latencies against the reference's, {latencies}"
                   + (", and whether they differ by more than the reference's runs differ from each other."
                      if repeats else "."))))
     return Panel(columns, rows, values, source, note)

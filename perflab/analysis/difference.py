@@ -259,14 +259,15 @@ class Difference:
         lines.append(f"verdict: {self.verdict}")
         return "\n".join(lines)
 
-    def summary_html(self, what: str = "") -> str:
+    def summary_html(self, what: str = "", by: str = "I/O by I/O") -> str:
         """The verdict and what moved, as a short HTML block (class ``perflab-difference``) for a
-        chapter's page; ``what`` names the comparison (default "B against A")."""
+        chapter's page; ``what`` names the comparison (default "B against A"), ``by`` what it
+        compares event by event."""
         from html import escape
 
         d, n = self.distance, self.noise
         what = what or f"{self.names[1]} against {self.names[0]}"
-        head = (f"<p><b>{escape(what)}, I/O by I/O: {escape(self.verdict)}.</b> The two latency distributions "
+        head = (f"<p><b>{escape(what)}, {escape(by)}: {escape(self.verdict)}.</b> The two latency distributions "
                 f"are {d.ks:.3f} apart at their widest (KS: a share of the I/Os) and {d.w1:.2f} octaves apart on "
                 f"average (W1; 1 = twice as slow or fast)")
         head += (f"; between {self.noise_runs} runs of one setup, at most {n.ks:.3f} and {n.w1:.2f}. "

@@ -19,6 +19,21 @@ from perflab.config.values import convert
 
 MANIFEST = "book.toml"
 
+#: The Debian releases the lab images can be built on. Their Dockerfiles name the first; another is
+#: chosen with `perflab run/images --suite` (environment: PERFLAB_SUITE), and its images are tagged
+#: apart (perflab/fio:1-trixie), so that both can be on one engine. References run on the first.
+SUITES = ("bookworm", "trixie")
+SUITE_ENV = "PERFLAB_SUITE"
+
+
+def suite_choice() -> str:
+    """The Debian release the lab images are built on for this process: PERFLAB_SUITE, else bookworm."""
+    value = os.environ.get(SUITE_ENV) or SUITES[0]
+    if value not in SUITES:
+        raise Refused(f"{SUITE_ENV}={value!r} is not a Debian release the lab images are built on; "
+                      f"allowed: {', '.join(SUITES)}")
+    return value
+
 
 class ManifestError(Refused, ValueError):
     """book.toml is missing something or contradicts itself."""
@@ -61,6 +76,12 @@ class Image:
     description: str = ""
     inputs: tuple = ()  # globs (from the project root) whose content the image is built from
     seccomp: Path | None = None  # its allow-list, for `perflab run --seccomp lab` (perflab.infra.seccomp)
+    suite: str = SUITES[0]  # the Debian release it is built on; `tag` names it unless it is the first
+
+    @property
+    def base(self) -> str:
+        """The base image its Dockerfile starts FROM, for this suite."""
+        return f"debian:{self.suite}-slim"
 
 
 @dataclass(frozen=True)
@@ -90,6 +111,9 @@ class Lab:
     # how many runs of the full preset `perflab references` records (the first is the chapter's
     # reference; the others, under repeats/, let the chapter show the spread of its own result)
     reference_runs: int = 1
+    # {suite: why}: the Debian releases (other than the first) whose lab images this lab does not
+    # run on yet, and why; `perflab run --suite` refuses it there before anything is created
+    unsupported: dict[str, str] = field(default_factory=dict)
 
     def load_module(self) -> ModuleType:
         """Import the lab's module (labs/<name>/lab.py) under the name `perflab_lab_<name>`."""
@@ -154,10 +178,15 @@ SCHEMA = _table(["book"], ["book", "budget", "chapters", "images", "labs"], {
     "chapters": {"type": "array", "items": _table(["id", "title", "file"], ["id", "title", "file", "lab",
                                                                              "case_study"])},
     "images": {"type": "object", "additionalProperties": _table(["tag", "context"], [
-        "tag", "context", "dockerfile", "inputs", "description"], {"seccomp": {"type": "string"}})},
+        "tag", "context", "dockerfile", "inputs", "description"], {
+            "seccomp": {"type": "string"},
+            "suites": {"type": "object", "propertyNames": {"enum": list(SUITES[1:])},
+                       "additionalProperties": {"type": "string"}}})},
     "labs": {"type": "object", "additionalProperties": _table(["chapter", "module", "presets"], [
         "title", "chapter", "module", "jobs", "images", "requires", "description", "disk", "params",
         "presets", "mystery", "reference_runs"], {
+            "unsupported": {"type": "object", "propertyNames": {"enum": list(SUITES[1:])},
+                            "additionalProperties": {"type": "string"}},
             "params": {"type": "object", "additionalProperties": _table(["type", "default"], sorted(_PARAM_KEYS))},
             "disk": {"type": "object", "additionalProperties": {"type": "number", "minimum": 0}},
             "reference_runs": {"type": "integer", "minimum": 1, "maximum": 10}})},
@@ -204,13 +233,17 @@ def load(root: Path | None = None) -> Manifest:
         if key not in book:
             raise ManifestError(f"{path}: [book] needs '{key}'")
     images = {}
+    suite = suite_choice()
     for name, im in raw.get("images", {}).items():
         ctx = root / im["context"]
         default_inputs = (str((ctx.relative_to(root) / "**" / "*").as_posix()),)
-        images[name] = Image(name, im["tag"], ctx, root / im["dockerfile"] if "dockerfile" in im
+        tag = im["tag"] if suite == SUITES[0] else f"{im['tag']}-{suite}"
+        # a Dockerfile of its own on a release where the first release's recipe does not hold
+        dockerfile = im.get("suites", {}).get(suite) or im.get("dockerfile")
+        images[name] = Image(name, tag, ctx, root / dockerfile if dockerfile
                              else ctx / "Dockerfile", im.get("description", ""),
                              tuple(im.get("inputs", default_inputs)),
-                             root / im["seccomp"] if "seccomp" in im else None)
+                             root / im["seccomp"] if "seccomp" in im else None, suite)
     chapters = []
     for c in raw.get("chapters", []):
         chapters.append(Chapter(c["id"], c["title"], Path(c["file"]), c.get("lab"), bool(c.get("case_study", False))))
@@ -242,6 +275,7 @@ def load(root: Path | None = None) -> Manifest:
             description=lb.get("description", ""), params=params, presets=presets,
             disk={k: float(v) for k, v in lb.get("disk", {}).items()},
             reference_runs=int(lb.get("reference_runs", 1)),
+            unsupported=dict(lb.get("unsupported", {})),
         )
     m = Manifest(root, book, raw.get("budget", {}), chapters, labs, images)
     _check(m)

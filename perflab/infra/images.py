@@ -4,6 +4,11 @@ When no registry answers, scripts/bootstrap-base-image.sh makes the base image l
 (debootstrap, then `docker import` under the same tag) and the same Dockerfiles build on top.
 Also reports an image's id, for provenance.
 
+On another Debian release (`--suite trixie`, perflab.config.manifest.SUITES) the same Dockerfiles
+are built with the release's name put for "bookworm" (their FROM line, nfsfio's deb-src line), sent
+to `docker build -f -`: the files stay as the references were recorded from, and the images are
+tagged apart (perflab/fio:1-trixie).
+
 Inspection and pruning go through the Docker SDK. Building stays with the `docker build` command:
 the SDK's build drives the engine's legacy builder and hands back a stream to parse, where the
 command builds as a reader would by hand and prints the error a Dockerfile author expects.
@@ -18,7 +23,7 @@ from pathlib import Path
 from perflab.errors import Failed
 from perflab.config.manifest import Manifest
 
-BASE = "debian:bookworm-slim"
+from perflab.config.manifest import SUITES
 
 
 def docker_bin() -> str:
@@ -26,9 +31,16 @@ def docker_bin() -> str:
     return "/usr/bin/docker" if Path("/usr/bin/docker").exists() else "docker"
 
 
-def ensure_base(root: Path) -> None:
-    subprocess.run(["bash", str(root / "scripts" / "bootstrap-base-image.sh"), BASE], check=True, stdout=sys.stderr,
-                   env={**os.environ, "DOCKER": docker_bin()})
+def ensure_base(root: Path, suite: str = SUITES[0]) -> None:
+    subprocess.run(["bash", str(root / "scripts" / "bootstrap-base-image.sh"), f"debian:{suite}-slim"], check=True,
+                   stdout=sys.stderr, env={**os.environ, "DOCKER": docker_bin(), "SUITE": suite})
+
+
+def dockerfile_text(im) -> str:
+    """The Dockerfile of image `im` (a manifest Image) for its suite: as written for the first
+    suite, with the release's name put for it otherwise."""
+    text = im.dockerfile.read_text()
+    return text if im.suite == SUITES[0] else text.replace(SUITES[0], im.suite)
 
 
 def fingerprint(m: Manifest, name: str) -> str:
@@ -37,7 +49,7 @@ def fingerprint(m: Manifest, name: str) -> str:
     import hashlib
 
     im = m.images[name]
-    h = hashlib.sha256()
+    h = hashlib.sha256(b"" if im.suite == SUITES[0] else im.suite.encode() + b"\0")
     files = {im.dockerfile}
     for pattern in im.inputs:
         files.update(p for p in m.root.glob(pattern) if p.is_file())
@@ -48,16 +60,19 @@ def fingerprint(m: Manifest, name: str) -> str:
 
 def build(m: Manifest, names: list[str] | None = None, quiet: bool = True) -> dict[str, str]:
     """Build the named images (default: all). Returns {name: image id}."""
-    ensure_base(m.root)
     out = {}
+    for suite in sorted({im.suite for n, im in m.images.items() if not names or n in names}):
+        ensure_base(m.root, suite)
     for name, im in m.images.items():
         if names and name not in names:
             continue
-        print(f"image {name} ({im.tag}): building from {im.dockerfile.relative_to(m.root)}", file=sys.stderr)
-        cmd = [docker_bin(), "build", "-t", im.tag, "-f", str(im.dockerfile),
-               "--label", "org.perflab.image=" + name,
+        print(f"image {name} ({im.tag}): building from {im.dockerfile.relative_to(m.root)} on {im.base}",
+              file=sys.stderr)
+        # --force-rm: a failed step leaves no stopped container behind
+        cmd = [docker_bin(), "build", "--force-rm", "-t", im.tag, "-f", "-",
+               "--label", "org.perflab.image=" + name, "--label", "org.perflab.suite=" + im.suite,
                "--label", "org.perflab.inputs=" + fingerprint(m, name), str(im.context)]
-        r = subprocess.run(cmd, capture_output=quiet, text=True)
+        r = subprocess.run(cmd, input=dockerfile_text(im), capture_output=quiet, text=True)
         if r.returncode != 0:
             tail = "\n".join(((r.stdout or "") + (r.stderr or "")).splitlines()[-30:])
             raise Failed(f"docker build of {im.tag} failed (its last lines follow)\n{tail}")

@@ -30,7 +30,7 @@ from perflab.errors import Refused
 from perflab.fio.logs import FioLogError
 from perflab.run.reference import repeat_dirs
 
-__all__ = ["Run", "resolve", "latency_logs", "build_map", "compare_runs", "against_reference"]
+__all__ = ["Run", "resolve", "latency_logs", "unit", "build_map", "compare_runs", "against_reference"]
 
 #: fio's latency logs: NAME_clat_hist.N.log, NAME_clat.N.log, NAME_lat.N.log (+ .gz, + a --client host)
 LOG_NAME = re.compile(r"^(?P<job>.+?)_(?P<kind>clat_hist|clat|lat)\.(?P<n>\d+)\.log(?P<rest>.*)$")
@@ -75,6 +75,15 @@ def latency_logs(run_dir: Path) -> dict[str, Path]:
         if p.is_file():
             out[f"{TRACE_DIR}/{p.name.split(TRACE_SUFFIX)[0]}"] = p
     return dict(sorted(out.items()))
+
+
+def unit(logs: dict[str, Path]) -> str:
+    """What a comparison of these logs (latency_logs' answer) compares event by event, for prose:
+    "I/O by I/O" where fio logged I/Os, else the traced calls ("openat() call by call")."""
+    traces = [k.split("/", 1)[1] for k in logs if k.startswith(TRACE_DIR + "/")]
+    if len(traces) < len(logs) or not traces:
+        return "I/O by I/O"
+    return "/".join(f"{t}()" for t in traces) + " call by call"
 
 
 def _host_order(host: str):

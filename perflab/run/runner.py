@@ -28,7 +28,7 @@ from perflab.infra import images
 from perflab.config import params as params_mod
 from perflab.infra import cleanup, labels, ledger, lock, seccomp
 from perflab.run import progress, provenance
-from perflab.config.manifest import Lab, Manifest
+from perflab.config.manifest import SUITES, Lab, Manifest
 from perflab.run.record import RunRecord
 from perflab.run.session import create_run
 
@@ -109,6 +109,7 @@ def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: b
     if record and seccomp.choice() != "docker":
         raise Refused(f"--record runs under Docker's default seccomp filter, as every reference does "
                       f"(asked for: --seccomp {seccomp.choice()})")
+    check_suite(m, lab, record)
     check_requirements(m, lab)
     if record:
         from perflab.run.provenance import git_state
@@ -125,6 +126,18 @@ def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: b
         return _run_locked(m, lab, preset, values, record, quiet, variant, repeat)
 
 
+def check_suite(m: Manifest, lab: Lab, record: bool = False) -> None:
+    """Refuse a lab on a Debian release its images do not run on yet (book.toml `unsupported`), and
+    --record on any but the first: every reference ran on the first."""
+    suite = next((m.images[n].suite for n in lab.images), SUITES[0])
+    if suite in lab.unsupported:
+        raise Refused(f"lab {lab.name} does not run on the {suite} images yet: {lab.unsupported[suite]}; "
+                      f"allowed: --suite {SUITES[0]} (the default)")
+    if record and suite != SUITES[0]:
+        raise Refused(f"--record runs on lab images built on {SUITES[0]}, as every reference does "
+                      f"(asked for: --suite {suite})")
+
+
 def dry_run(m: Manifest, lab_name: str, preset: str, overrides: list[str], variant=None,
             out=None) -> int:
     """`perflab run --dry-run`: validate everything a run would validate and print its plan (phases
@@ -136,6 +149,7 @@ def dry_run(m: Manifest, lab_name: str, preset: str, overrides: list[str], varia
         preset, overrides = _variant(lab, variant, overrides, False)
     values = validate(m, lab, preset, overrides)
     seccomp.check(m, lab.images)
+    check_suite(m, lab)
     shown = params_mod.describe(values, lab)
     print(f"perflab run {lab.name} --preset {preset}: parameters accepted; nothing was created", file=out)
     for k, val in shown.items():
@@ -150,7 +164,8 @@ def dry_run(m: Manifest, lab_name: str, preset: str, overrides: list[str], varia
     if lab.disk:
         print(f"  disk space: {params_mod.fmt_size(params_mod.disk_need(lab, values))} "
               f"(under {cleanup.runs_root(m.root)})", file=out)
-    print(f"  images: {', '.join(m.images[n].tag for n in lab.images) or '-'}", file=out)
+    print(f"  images: {', '.join(f'{m.images[n].tag} (on {m.images[n].base})' for n in lab.images) or '-'}",
+          file=out)
     filters = seccomp.provenance(m, lab.images)
     print("  seccomp: " + (", ".join(f"{n} {f['profile'] if isinstance(f, dict) else f}" for n, f in filters.items())
                            or "-"), file=out)
@@ -183,8 +198,8 @@ def _run_locked(m: Manifest, lab: Lab, preset: str, values: dict, record: bool, 
 
     run_dir = create_run(m, lab, preset, values, variant=variant)
     rec = RunRecord(run_dir)
-    rec.provenance(images={n: {"tag": m.images[n].tag, "id": images.image_id(m.images[n].tag)}
-                           for n in lab.images})
+    rec.provenance(images={n: {"tag": m.images[n].tag, "id": images.image_id(m.images[n].tag),
+                               "base": m.images[n].base} for n in lab.images})
     started = time.time()
     stop = _Interrupt()
     old = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}

@@ -155,16 +155,17 @@ class Session:
         reference's repeats (repeat_dirs()); the panel adds their range."""
         from perflab.analysis.compare import Row, panel
 
-        from perflab.run.comparison import latency_logs
+        from perflab.run.comparison import latency_logs, unit
 
-        latencies = bool(latency_logs(self.reference_dir()))
+        logs = latency_logs(self.reference_dir())
+        latencies = unit(logs) if logs else ""
         p = panel(self, [r if isinstance(r, Row) else Row(*r) for r in rows], source, year, repeats, latencies)
         if self.live and latencies and (self.reference_dir() / "run.json").is_file():
             p.extras = self.difference()
         return p
 
     def difference(self) -> list:
-        """A live run against the reference, I/O by I/O (`perflab compare`): the verdict and the bands
+        """A live run against the reference, event by event (`perflab compare`): the verdict and the bands
         that moved (HTML), the difference map (figures/vs-reference.html) and the comparison's text
         (vs-reference.txt). Never fails the run: what cannot be compared is said instead."""
         from html import escape
@@ -190,7 +191,8 @@ class Session:
         write_text_atomic(self.path("vs-reference.txt"), d.text() + "\n")
         fig = readable(d.figure(title=f"Your run minus the reference: each column's share of I/Os per latency "
                                       f"bucket<br><sub>red: more of your run's I/Os there, blue: fewer; {d.verdict}</sub>"))
-        return [HTML(d.summary_html("Your run against the reference")), self.figure(fig, "vs-reference")]
+        by = comparison.unit(comparison.latency_logs(self.reference_dir()))
+        return [HTML(d.summary_html("Your run against the reference", by)), self.figure(fig, "vs-reference")]
 
     def sanity_findings(self) -> list:
         """The benchmarking-trap warnings of this run (perflab.analysis.sanity, chapters/benchmarking.md):

@@ -1,0 +1,126 @@
+"""The lab images on another Debian release (`--suite trixie`): the same Dockerfiles with the release
+named for bookworm, tagged apart, named in provenance, never recorded as a reference; and, live, a
+lab run on Debian 13's images."""
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, perflab_cmd
+from perflab.config import manifest as manifest_mod
+from perflab.config.manifest import SUITE_ENV
+from perflab.errors import Refused
+from perflab.infra import images
+
+
+@pytest.fixture
+def trixie(monkeypatch):
+    monkeypatch.setenv(SUITE_ENV, "trixie")
+    return manifest_mod.load(ROOT)
+
+
+def test_the_default_suite_keeps_the_tags_and_dockerfiles_as_written(monkeypatch):
+    monkeypatch.delenv(SUITE_ENV, raising=False)
+    m = manifest_mod.load(ROOT)
+    assert m.images["fio"].tag == "perflab/fio:1" and m.images["fio"].base == "debian:bookworm-slim"
+    assert m.images["nfsfio"].dockerfile == ROOT / "containers" / "nfsfio" / "Dockerfile"
+    for im in m.images.values():
+        assert images.dockerfile_text(im) == im.dockerfile.read_text()
+
+
+def test_trixie_images_are_tagged_apart_and_built_from_trixie(trixie):
+    for name, im in trixie.images.items():
+        assert im.tag.endswith(":1-trixie") and im.base == "debian:trixie-slim"
+        text = images.dockerfile_text(im)
+        froms = [ln.split()[1] for ln in text.splitlines() if ln.startswith("FROM ")]
+        assert froms and all(f in ("debian:trixie-slim", "${BASE}") for f in froms), (name, froms)
+        assert "bookworm" not in text
+    # nfsfio: on bookworm fio is rebuilt with libnfs; trixie's own fio has the engine (a Dockerfile of its own)
+    nfsfio = trixie.images["nfsfio"]
+    assert nfsfio.dockerfile == ROOT / "containers" / "suites" / "trixie" / "nfsfio.Dockerfile"
+    assert "--enable-libnfs" not in images.dockerfile_text(nfsfio)
+    assert "fio --enghelp=nfs" in images.dockerfile_text(nfsfio)
+
+
+def test_a_suite_changes_the_fingerprint_so_neither_image_stands_for_the_other(trixie, monkeypatch):
+    t = images.fingerprint(trixie, "fio")
+    monkeypatch.delenv(SUITE_ENV)
+    assert images.fingerprint(manifest_mod.load(ROOT), "fio") != t
+
+
+def test_a_suites_dockerfile_for_an_unknown_release_is_refused(tmp_path):
+    text = (ROOT / "book.toml").read_text().replace('suites = { trixie =', 'suites = { sid =')
+    (tmp_path / "book.toml").write_text(text)
+    with pytest.raises(Refused, match="sid"):
+        manifest_mod.load(tmp_path)
+
+
+def test_an_unknown_suite_is_refused_naming_the_allowed_ones(monkeypatch):
+    monkeypatch.setenv(SUITE_ENV, "sid")
+    with pytest.raises(Refused, match="'sid'.*allowed: bookworm, trixie"):
+        manifest_mod.load(ROOT)
+    r = perflab_cmd("run", "heatmaps", "--suite", "sid", "--dry-run")
+    assert r.returncode == 2 and "invalid choice: 'sid'" in r.stderr
+
+
+def test_dry_run_names_the_suites_images(monkeypatch):
+    monkeypatch.delenv(SUITE_ENV, raising=False)
+    r = perflab_cmd("run", "l2arc", "--suite", "trixie", "--dry-run")
+    assert r.returncode == 0, r.stderr
+    assert "perflab/fio:1-trixie (on debian:trixie-slim)" in r.stdout
+    assert "perflab/zfs:1-trixie (on debian:trixie-slim)" in r.stdout
+
+
+def test_a_reference_is_never_recorded_on_another_suite():
+    runs = ROOT / "data" / "runs"
+    before = set(runs.iterdir()) if runs.exists() else set()
+    r = perflab_cmd("run", "heatmaps", "--suite", "trixie", "--record")
+    assert r.returncode == 2 and "--record runs on lab images built on bookworm" in r.stderr
+    assert "nothing was created" in r.stderr
+    assert (set(runs.iterdir()) if runs.exists() else set()) == before
+
+
+def test_a_lab_that_does_not_run_on_a_suite_yet_is_refused_with_the_reason():
+    """book.toml [labs.X] unsupported = { trixie = "why" }: refused before anything is created, on
+    that suite only."""
+    m = manifest_mod.load(ROOT)
+    assert set(m.labs["ht"].unsupported) == {"trixie"}
+    r = perflab_cmd("run", "ht", "--suite", "trixie", "--dry-run")
+    assert r.returncode == 2 and "lab ht does not run on the trixie images yet: " in r.stderr
+    assert "stress-ng" in r.stderr and "allowed: --suite bookworm" in r.stderr
+    assert perflab_cmd("run", "ht", "--dry-run").returncode == 0
+
+
+def test_the_choice_lasts_one_command(monkeypatch):
+    """An in-process caller (the chapter-command test runs the CLI's main) keeps its own suite."""
+    from perflab import cli
+
+    monkeypatch.delenv(SUITE_ENV, raising=False)
+    assert cli.main(["run", "heatmaps", "--suite", "trixie", "--dry-run"]) == 0
+    assert SUITE_ENV not in os.environ
+    assert manifest_mod.load(ROOT).images["fio"].tag == "perflab/fio:1"
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_heatmaps_runs_on_debian_13s_fio(docker_ok, artifacts):
+    """The fio image built on trixie (fio from Debian 13), the heatmaps smoke preset on it: every check
+    passes and run.json names the release; the fio that ran is the trixie image's."""
+    b = perflab_cmd("images", "fio", "--suite", "trixie", timeout=1200)
+    (artifacts / "images.txt").write_text(b.stdout + b.stderr)
+    assert b.returncode == 0, b.stderr
+    r = perflab_cmd("run", "heatmaps", "--suite", "trixie", "--preset", "smoke")
+    (artifacts / "run.txt").write_text(r.stdout + r.stderr)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((Path(r.stdout.strip().splitlines()[-1]) / "run.json").read_text())
+    assert doc["status"] == "complete" and all(c["passed"] for c in doc["checks"])
+    fio = doc["provenance"]["images"]["fio"]
+    assert fio["tag"] == "perflab/fio:1-trixie" and fio["base"] == "debian:trixie-slim"
+    v = images.docker_bin(), "run", "--rm", "--network", "none", "perflab/fio:1-trixie", "fio", "--version"
+    import subprocess
+
+    trixie_fio = subprocess.run(v, capture_output=True, text=True, timeout=120).stdout.strip()
+    assert doc["provenance"]["fio_version"] == trixie_fio
+    r = perflab_cmd("clean", "--check")
+    assert r.returncode == 0, r.stdout
