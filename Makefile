@@ -13,7 +13,7 @@ system:
 
 venv: $(VENV)/.installed
 $(VENV)/.installed: requirements.lock pyproject.toml
-	test -x $(VPY) || $(PY) -m venv $(VENV)
+	$(VPY) -m pip --version >/dev/null 2>&1 || $(PY) -m venv --clear $(VENV)   # none, or half made
 	$(VPY) -m pip install -q --upgrade pip
 	$(VPY) -m pip install -q -r requirements.lock
 	$(VPY) -m pip install -q --no-deps -e .

@@ -3,13 +3,14 @@
 #   - Docker: any engine that answers `docker info` is used as it is (Docker CE, Docker Desktop,
 #     Debian's docker.io) and none is installed beside it. Where no engine answers, Debian's
 #     docker.io is installed and its dockerd started in the background (log:
-#     /var/log/perflab-dockerd.log) if there is no `docker` command, or docker.io's, or a lone
-#     client that no package owns and no `dockerd` beside it. Another engine that does not answer
-#     (a `dockerd` that is not docker.io's, or a `docker` from another package, such as Docker
-#     CE's or Docker Desktop's) is left alone: the script says so and stops (installing docker.io
-#     over it would conflict).
+#     /var/log/perflab-dockerd.log) if there is no `docker` command, or docker.io's or Debian 13's
+#     docker-cli's, or a lone client that no package owns and no `dockerd` beside it. Another
+#     engine that does not answer (a `dockerd` that is not docker.io's, the snap's docker, or a
+#     `docker` from another package, such as Docker CE's or Docker Desktop's) is left alone: the
+#     script says so and stops (installing docker.io over it would conflict).
 #   - Debian packages: fio, zfs-fuse, FUSE 3, debootstrap (to make the base image when no registry
-#     answers), iproute2 (tc), strace, and a compiler for the slow-disk emulator; headless Chromium
+#     answers), iproute2 (tc), strace, a compiler for the slow-disk emulator, and python3-venv (a
+#     stock Debian's python3 cannot make the project's environment without it); headless Chromium
 #     (and its fonts) for the book's browser test. linux-perf: `perf stat -e cycles,instructions`
 #     for the ht lab (CPI where the CPU exposes counters). Installed with apt-get, so only on
 #     Debian or Ubuntu; elsewhere the script names what is missing and stops.
@@ -20,7 +21,7 @@
 #   (Chromium and its fonts, npm).
 set -euo pipefail
 PKGS=(fio zfs-fuse fuse3 libfuse3-dev pkg-config gcc make debootstrap iproute2 strace
-      ca-certificates util-linux procps linux-perf)
+      ca-certificates util-linux procps linux-perf python3-venv)
 [ "${PERFLAB_NO_BROWSER:-0}" = 1 ] || PKGS+=(chromium fonts-liberation)
 DOCKERD_LOG=${PERFLAB_DOCKERD_LOG:-/var/log/perflab-dockerd.log}
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
@@ -34,6 +35,9 @@ if answers; then
 elif [ -n "$DOCKER_CMD" ] && ! installed docker.io && command -v dockerd >/dev/null 2>&1; then
   echo "setup: $DOCKER_CMD is installed with an engine ($(command -v dockerd), not Debian's docker.io) that does not answer 'docker info'; start it (for example: systemctl start docker, or Docker Desktop) and run make setup again. No second engine is installed over it." >&2
   exit 1
+elif [ -n "$DOCKER_CMD" ] && case "$(readlink -f "$DOCKER_CMD")" in */snap/*) true;; *) false;; esac; then
+  echo "setup: $DOCKER_CMD is the snap's docker and its engine does not answer 'docker info'; start it (snap start docker) and run make setup again. No second engine is installed beside it." >&2
+  exit 1
 elif [ -n "$DOCKER_CMD" ] && ! installed docker.io && [ -n "$(owner "$DOCKER_CMD")" ] \
      && [ "$(owner "$DOCKER_CMD")" != docker-cli ]; then
   echo "setup: $DOCKER_CMD comes from the package $(owner "$DOCKER_CMD") (not Debian's docker.io) and no engine answers 'docker info'; start its engine (for example: Docker Desktop) or point DOCKER_HOST at one, and run make setup again. No second engine is installed over it." >&2
@@ -41,7 +45,7 @@ elif [ -n "$DOCKER_CMD" ] && ! installed docker.io && [ -n "$(owner "$DOCKER_CMD
 else
   # No docker command, docker.io's, or a client alone that no package owns and with no engine
   # beside it (this project's machines ship one in /usr/local/bin): Debian's docker.io, started.
-  [ -n "$DOCKER_CMD" ] && ! installed docker.io && echo "setup: $DOCKER_CMD is a client with no engine on this machine (no dockerd; no package owns it): installing Debian's docker.io beside it"
+  [ -n "$DOCKER_CMD" ] && ! installed docker.io && echo "setup: $DOCKER_CMD is a client with no engine on this machine (no dockerd beside it): installing Debian's docker.io"
   PKGS=(docker.io "${PKGS[@]}")
   [ "${PERFLAB_NO_DOCKERD:-0}" = 1 ] || START_DOCKERD=1
 fi

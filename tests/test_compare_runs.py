@@ -11,6 +11,7 @@ import pytest
 from conftest import ROOT, perflab_cmd
 from perflab.analysis import difference
 from perflab.analysis.heatmap import Buckets, HeatMap
+from perflab.config import manifest as manifest_mod
 from perflab.run import comparison
 
 EDGES = Buckets.loglinear().edges_ns
@@ -92,15 +93,23 @@ def test_client_hosts_are_keyed_by_rank_and_traces_are_found(tmp_path):
 
 
 def test_the_prose_names_what_is_compared_event_by_event(tmp_path):
-    """A lab whose only latencies are traced calls (elinks: openat()) is not compared "I/O by I/O"."""
+    """A lab whose only latencies are traced calls (elinks: openat()) is not compared "I/O by I/O",
+    and its difference speaks of calls, not I/Os."""
     (tmp_path / "latency").mkdir()
     (tmp_path / "latency" / "openat.trace.gz").write_text("")
-    assert comparison.unit(comparison.latency_logs(tmp_path)) == "openat() call by call"
+    assert comparison.events(comparison.latency_logs(tmp_path)) == ("openat() call", "openat() calls")
+    assert difference.event_by_event("openat() call") == "openat() call by call"
     (tmp_path / "fio").mkdir()
     (tmp_path / "fio" / "a_clat.1.log").write_text("")
-    assert comparison.unit(comparison.latency_logs(tmp_path)) == "I/O by I/O"
-    assert comparison.unit(comparison.latency_logs(ROOT / "data" / "reference" / "elinks")) == "openat() call by call"
-    assert comparison.unit(comparison.latency_logs(ROOT / "data" / "reference" / "heatmaps")) == "I/O by I/O"
+    assert comparison.events(comparison.latency_logs(tmp_path)) == ("I/O", "I/Os")
+    assert difference.event_by_event("I/O") == "I/O by I/O"
+    ref = ROOT / "data" / "reference"
+    assert comparison.events(comparison.latency_logs(ref / "elinks"))[1] == "openat() calls"
+    assert comparison.events(comparison.latency_logs(ref / "heatmaps"))[1] == "I/Os"
+    d = comparison.compare_runs(manifest_mod.load(ROOT), "elinks", "elinks", require_noise=False)
+    html, text = d.summary_html(), d.text()
+    assert "openat() call by call" in html and "share of the openat() calls" in html and "I/O" not in html
+    assert "openat() calls" in text and "I/O" not in text
 
 
 def test_a_trace_run_builds_its_map_from_the_trace(tmp_path):

@@ -34,7 +34,7 @@ def box(tmp_path):
     # the system tools the script uses, and nothing else (no docker, dpkg-query or apt-get of the machine's)
     sys_bin = tmp_path / "sys"
     sys_bin.mkdir()
-    for tool in ("sh", "grep", "id", "timeout", "pgrep", "seq", "sleep", "tail", "cat", "chmod", "printf"):
+    for tool in ("sh", "grep", "id", "timeout", "pgrep", "seq", "sleep", "tail", "cat", "chmod", "printf", "readlink"):
         found = shutil.which(tool)
         assert found, tool
         (sys_bin / tool).symlink_to(found)
@@ -81,6 +81,21 @@ def test_another_packages_docker_without_an_engine_is_left_alone(box):
     r = _run(env)
     assert r.returncode == 1
     assert "from the package docker-ce-cli" in r.stderr and "No second engine is installed" in r.stderr
+    assert _calls(calls) == ""
+
+
+def test_the_snaps_docker_without_an_engine_is_left_alone(box, tmp_path):
+    """Ubuntu's snap docker: no package of dpkg's owns it, but it is an engine of its own."""
+    b, calls, env = box
+    (b / "dockerd").unlink()
+    snap = tmp_path / "snap" / "bin"
+    snap.mkdir(parents=True)
+    _tool(snap, "docker", "exit 1")
+    for tool in ("sed", "head"):
+        (Path(env["PATH"].split(":")[1]) / tool).symlink_to(shutil.which(tool))
+    r = _run({**env, "PATH": f"{snap}:{env['PATH']}"})
+    assert r.returncode == 1
+    assert "the snap's docker" in r.stderr and "No second engine is installed" in r.stderr
     assert _calls(calls) == ""
 
 

@@ -21,12 +21,15 @@ def trixie(monkeypatch):
 
 
 def test_the_default_suite_keeps_the_tags_and_dockerfiles_as_written(monkeypatch):
+    """Every Dockerfile starts FROM the first release's slim image (what the suite's name replaces,
+    and what the bootstrapped base is named), and the default images are the ones references ran on."""
     monkeypatch.delenv(SUITE_ENV, raising=False)
     m = manifest_mod.load(ROOT)
     assert m.images["fio"].tag == "perflab/fio:1" and m.images["fio"].base == "debian:bookworm-slim"
     assert m.images["nfsfio"].dockerfile == ROOT / "containers" / "nfsfio" / "Dockerfile"
-    for im in m.images.values():
-        assert images.dockerfile_text(im) == im.dockerfile.read_text()
+    for name, im in m.images.items():
+        froms = [ln.split()[1] for ln in images.dockerfile_text(im).splitlines() if ln.startswith("FROM ")]
+        assert froms and set(froms) == {im.base}, (name, froms)
 
 
 def test_trixie_images_are_tagged_apart_and_built_from_trixie(trixie):
@@ -81,15 +84,42 @@ def test_a_reference_is_never_recorded_on_another_suite():
     assert (set(runs.iterdir()) if runs.exists() else set()) == before
 
 
-def test_a_lab_that_does_not_run_on_a_suite_yet_is_refused_with_the_reason():
+@pytest.mark.parametrize("lab,why", [("ht", "stress-ng"), ("logzilla", "zpool remove")])
+def test_a_lab_that_does_not_run_on_a_suite_yet_is_refused_with_the_reason(monkeypatch, lab, why):
     """book.toml [labs.X] unsupported = { trixie = "why" }: refused before anything is created, on
     that suite only."""
+    monkeypatch.delenv(SUITE_ENV, raising=False)
+    assert set(manifest_mod.load(ROOT).labs[lab].unsupported) == {"trixie"}
+    runs = ROOT / "data" / "runs"
+    before = set(runs.iterdir()) if runs.exists() else set()
+    r = perflab_cmd("run", lab, "--suite", "trixie", "--preset", "smoke")
+    assert r.returncode == 2 and f"lab {lab} does not run on the trixie images yet: " in r.stderr
+    assert why in r.stderr and "allowed: --suite bookworm" in r.stderr and "nothing was created" in r.stderr
+    assert (set(runs.iterdir()) if runs.exists() else set()) == before
+    assert perflab_cmd("run", lab, "--dry-run").returncode == 0
+
+
+def test_an_unknown_image_is_refused_naming_the_images():
+    r = perflab_cmd("images", "fio", "nope", "--suite", "trixie")
+    assert r.returncode == 2 and "unknown image nope; images: fio, zfs" in r.stderr
+
+
+def test_references_under_another_suite_are_refused_before_anything_is_removed(monkeypatch, tmp_path):
+    """`perflab references --repeats` under PERFLAB_SUITE=trixie (or --seccomp lab) refuses before it
+    removes a repeat; a reference's freshness is judged on the Dockerfiles it ran on whatever the
+    suite (nfsfio's trixie recipe came after bad-cable's reference)."""
+    from perflab.run import reference, rerecord
+
+    monkeypatch.setenv(SUITE_ENV, "trixie")
     m = manifest_mod.load(ROOT)
-    assert set(m.labs["ht"].unsupported) == {"trixie"}
-    r = perflab_cmd("run", "ht", "--suite", "trixie", "--dry-run")
-    assert r.returncode == 2 and "lab ht does not run on the trixie images yet: " in r.stderr
-    assert "stress-ng" in r.stderr and "allowed: --suite bookworm" in r.stderr
-    assert perflab_cmd("run", "ht", "--dry-run").returncode == 0
+    repeats = ROOT / "data" / "reference" / "heatmaps" / "repeats"
+    before = sorted(p.name for p in repeats.iterdir())
+    with pytest.raises(Refused, match="--record runs on lab images built on bookworm"):
+        rerecord.record(m, ["heatmaps"], out=open(tmp_path / "out", "w"), repeats_only=True)
+    assert sorted(p.name for p in repeats.iterdir()) == before
+    specs = reference.pathspecs(m, m.lab("bad-cable"))
+    assert "containers/nfsfio/Dockerfile" in specs and not any("suites" in x for x in specs)
+    assert reference.check(m, ["bad-cable"])["bad-cable"] == []
 
 
 def test_the_choice_lasts_one_command(monkeypatch):

@@ -78,9 +78,9 @@ class Band:
         top = format_ns(self.hi_ns) if self.hi_ns is not None else "above"
         return f"{format_ns(self.lo_ns)}-{top}" if self.hi_ns is not None else f"{format_ns(self.lo_ns)} and above"
 
-    def text(self) -> str:
+    def text(self, events: str = "I/Os") -> str:
         verb = "gained" if self.change > 0 else "lost"
-        return (f"{self.label()}: {100 * self.share_a:.1f}% -> {100 * self.share_b:.1f}% of I/Os "
+        return (f"{self.label()}: {100 * self.share_a:.1f}% -> {100 * self.share_b:.1f}% of {events} "
                 f"({verb} {100 * abs(self.change):.1f} points)")
 
 
@@ -225,6 +225,11 @@ def metric_table(a: dict, b: dict, noise: list[dict] = ()) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["metric", "A", "B", "B / A", "noise min", "noise max", "B outside noise"])
 
 
+def event_by_event(event: str) -> str:
+    """How a comparison of such events goes, for prose: "I/O by I/O", "openat() call by call"."""
+    return f"{event} by {event.split()[-1]}"
+
+
 @dataclass
 class Difference:
     """What :func:`compare` found. ``verdict`` is :data:`DIFFERS` or :data:`SAME`."""
@@ -238,6 +243,13 @@ class Difference:
     metrics: pd.DataFrame = field(default_factory=lambda: metric_table({}, {}))
     params: dict = field(default_factory=dict)     # {name: (A's value, B's value)} where they differ
     notes: list[str] = field(default_factory=list)
+    # what the maps count, for the words: fio's I/Os, or a lab's traced calls ("openat() call")
+    event: str = "I/O"
+    events: str = "I/Os"
+
+    @property
+    def by(self) -> str:
+        return event_by_event(self.event)
 
     @property
     def verdict(self) -> str:
@@ -247,11 +259,11 @@ class Difference:
 
     def text(self) -> str:
         d, n = self.distance, self.noise
-        lines = [f"A: {self.names[0]} ({self.a.total:,} I/Os)", f"B: {self.names[1]} ({self.b.total:,} I/Os)"]
+        lines = [f"A: {self.names[0]} ({self.a.total:,} {self.events})", f"B: {self.names[1]} ({self.b.total:,} {self.events})"]
         lines += [f"parameter {k}: {va} -> {vb}" for k, (va, vb) in self.params.items()]
         lines += [f"KS {d.ks:.4f} (noise {n.ks:.4f}); W1 {d.w1:.4f} octaves (noise {n.w1:.4f}); noise from "
                   f"{self.noise_runs} runs" if n else f"KS {d.ks:.4f}; W1 {d.w1:.4f} octaves; no runs measured the noise"]
-        lines += [f"band {x.text()}" for x in self.bands] or ["no band moved by 1 point or more"]
+        lines += [f"band {x.text(self.events)}" for x in self.bands] or ["no band moved by 1 point or more"]
         outside = self.metrics[self.metrics["B outside noise"] == True]   # noqa: E712 (None: no noise runs)
         lines += [f"metric {r.metric}: {r.A:g} -> {r.B:g} (noise {r['noise min']:g}-{r['noise max']:g})"
                   for _, r in outside.iterrows()]
@@ -259,22 +271,21 @@ class Difference:
         lines.append(f"verdict: {self.verdict}")
         return "\n".join(lines)
 
-    def summary_html(self, what: str = "", by: str = "I/O by I/O") -> str:
+    def summary_html(self, what: str = "") -> str:
         """The verdict and what moved, as a short HTML block (class ``perflab-difference``) for a
-        chapter's page; ``what`` names the comparison (default "B against A"), ``by`` what it
-        compares event by event."""
+        chapter's page; ``what`` names the comparison (default "B against A")."""
         from html import escape
 
         d, n = self.distance, self.noise
         what = what or f"{self.names[1]} against {self.names[0]}"
-        head = (f"<p><b>{escape(what)}, {escape(by)}: {escape(self.verdict)}.</b> The two latency distributions "
-                f"are {d.ks:.3f} apart at their widest (KS: a share of the I/Os) and {d.w1:.2f} octaves apart on "
+        head = (f"<p><b>{escape(what)}, {escape(self.by)}: {escape(self.verdict)}.</b> The two latency distributions "
+                f"are {d.ks:.3f} apart at their widest (KS: a share of the {escape(self.events)}) and {d.w1:.2f} octaves apart on "
                 f"average (W1; 1 = twice as slow or fast)")
         head += (f"; between {self.noise_runs} runs of one setup, at most {n.ks:.3f} and {n.w1:.2f}. "
                  f"{'Both' if self.verdict == DIFFERS else 'Not both'} are beyond that noise.</p>" if n else
                  ". No runs measured the noise (the reference has no recorded repeats), so these distances "
                  "are not weighed.</p>")
-        items = [f"<li>{escape(x.text())}</li>" for x in self.bands] or ["<li>no latency band moved by 1 point "
+        items = [f"<li>{escape(x.text(self.events))}</li>" for x in self.bands] or ["<li>no latency band moved by 1 point "
                                                                         "or more</li>"]
         items += [f"<li>parameter {escape(k)}: {escape(str(va))} in {escape(self.names[0])}, {escape(str(vb))} in "
                   f"{escape(self.names[1])}</li>" for k, (va, vb) in self.params.items()]
@@ -309,12 +320,12 @@ class Difference:
         more = ""
         if thin.any():
             k = int(thin.sum())
-            more += f"<br><sub>{k} sparse column{'s' if k > 1 else ''} left blank (a tenth of the usual I/Os)</sub>"
+            more += f"<br><sub>{k} sparse column{'s' if k > 1 else ''} left blank (a tenth of the usual {self.events})</sub>"
         if a.n_columns != b.n_columns:
             more += f"<br><sub>the first {n * wide / 1000:g} s of each run (A has {a.n_columns * wide / 1000:g} s, " \
                    f"B {b.n_columns * wide / 1000:g} s)</sub>"
         fig.update_layout(
-            title=dict(text=(title if isinstance(title, str) else "difference: B's share of each column's I/Os minus A's")
+            title=dict(text=(title if isinstance(title, str) else f"difference: B's share of each column's {self.events} minus A's")
                        + more if title else more.removeprefix("<br>") or None),
             xaxis_title="time from each run's start (s)", yaxis=dict(title="latency", type="category"),
             plot_bgcolor="white", height=int(min(900, max(380, 16 * (r1 - r0) + 200))),
@@ -333,9 +344,9 @@ def page(d: Difference, title: str = "") -> str:
     from perflab.analysis.heatmap.plot import figure
 
     top = max(int(d.a.counts.max(initial=1)), int(d.b.counts.max(initial=1)))
-    sections = [(f"A: {d.names[0]}: {d.a.total:,} I/Os", figure(d.a, max_count=top)),
-                (f"B: {d.names[1]}: {d.b.total:,} I/Os", figure(d.b, max_count=top)),
-                ("Difference: B's share of each column's I/Os minus A's (red: more in B, blue: fewer)",
+    sections = [(f"A: {d.names[0]}: {d.a.total:,} {d.events}", figure(d.a, max_count=top)),
+                (f"B: {d.names[1]}: {d.b.total:,} {d.events}", figure(d.b, max_count=top)),
+                (f"Difference: B's share of each column's {d.events} minus A's (red: more in B, blue: fewer)",
                  d.figure(title=False))]
     parts = [f"<h2>{escape(h)}</h2>\n" + pio.to_html(f, include_plotlyjs=(k == 0), full_html=False,
                                                      config={"displaylogo": False, "responsive": True})
@@ -356,13 +367,14 @@ def page(d: Difference, title: str = "") -> str:
 
 def compare(a: HeatMap, b: HeatMap, noise_maps: list[HeatMap], *, names=("A", "B"), metrics_a: dict | None = None,
             metrics_b: dict | None = None, noise_metrics: list[dict] = (), params: dict | None = None,
-            notes: list[str] = ()) -> Difference:
+            notes: list[str] = (), events: tuple[str, str] = ("I/O", "I/Os")) -> Difference:
     """Compare B with A against the spread of ``noise_maps`` (runs that differ only by chance; none:
-    the distances without a verdict, :data:`UNWEIGHED`)."""
+    the distances without a verdict, :data:`UNWEIGHED`). ``events``: what the maps count, one and
+    many, for the words."""
     a, b = common_buckets(a, b, names)
     for k, m in enumerate(noise_maps):
         common_buckets(m, a, (f"noise run {k + 1}", names[0]))   # refuses, naming the run
     return Difference(names, a, b, distance(a, b), spread(noise_maps) if noise_maps else None, len(noise_maps),
                       bands(a, b),
                       metric_table(metrics_a or {}, metrics_b or {}, list(noise_metrics)), dict(params or {}),
-                      list(notes))
+                      list(notes), *events)

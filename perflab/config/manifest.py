@@ -77,6 +77,8 @@ class Image:
     inputs: tuple = ()  # globs (from the project root) whose content the image is built from
     seccomp: Path | None = None  # its allow-list, for `perflab run --seccomp lab` (perflab.infra.seccomp)
     suite: str = SUITES[0]  # the Debian release it is built on; `tag` names it unless it is the first
+    # its Dockerfile on the first release (what a reference depends on, whichever suite is chosen)
+    default_dockerfile: Path | None = None
 
     @property
     def base(self) -> str:
@@ -238,12 +240,12 @@ def load(root: Path | None = None) -> Manifest:
         ctx = root / im["context"]
         default_inputs = (str((ctx.relative_to(root) / "**" / "*").as_posix()),)
         tag = im["tag"] if suite == SUITES[0] else f"{im['tag']}-{suite}"
+        default = root / im["dockerfile"] if "dockerfile" in im else ctx / "Dockerfile"
         # a Dockerfile of its own on a release where the first release's recipe does not hold
-        dockerfile = im.get("suites", {}).get(suite) or im.get("dockerfile")
-        images[name] = Image(name, tag, ctx, root / dockerfile if dockerfile
-                             else ctx / "Dockerfile", im.get("description", ""),
+        own = im.get("suites", {}).get(suite)
+        images[name] = Image(name, tag, ctx, root / own if own else default, im.get("description", ""),
                              tuple(im.get("inputs", default_inputs)),
-                             root / im["seccomp"] if "seccomp" in im else None, suite)
+                             root / im["seccomp"] if "seccomp" in im else None, suite, default)
     chapters = []
     for c in raw.get("chapters", []):
         chapters.append(Chapter(c["id"], c["title"], Path(c["file"]), c.get("lab"), bool(c.get("case_study", False))))

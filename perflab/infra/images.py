@@ -20,10 +20,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from perflab.config.manifest import SUITES, Manifest
 from perflab.errors import Failed
-from perflab.config.manifest import Manifest
-
-from perflab.config.manifest import SUITES
 
 
 def docker_bin() -> str:
@@ -31,9 +29,10 @@ def docker_bin() -> str:
     return "/usr/bin/docker" if Path("/usr/bin/docker").exists() else "docker"
 
 
-def ensure_base(root: Path, suite: str = SUITES[0]) -> None:
-    subprocess.run(["bash", str(root / "scripts" / "bootstrap-base-image.sh"), f"debian:{suite}-slim"], check=True,
-                   stdout=sys.stderr, env={**os.environ, "DOCKER": docker_bin(), "SUITE": suite})
+def ensure_base(root: Path, im) -> None:
+    """The base image that image `im` (a manifest Image) starts FROM: present, pulled, or bootstrapped."""
+    subprocess.run(["bash", str(root / "scripts" / "bootstrap-base-image.sh"), im.base], check=True,
+                   stdout=sys.stderr, env={**os.environ, "DOCKER": docker_bin(), "SUITE": im.suite})
 
 
 def dockerfile_text(im) -> str:
@@ -61,8 +60,9 @@ def fingerprint(m: Manifest, name: str) -> str:
 def build(m: Manifest, names: list[str] | None = None, quiet: bool = True) -> dict[str, str]:
     """Build the named images (default: all). Returns {name: image id}."""
     out = {}
-    for suite in sorted({im.suite for n, im in m.images.items() if not names or n in names}):
-        ensure_base(m.root, suite)
+    bases = {im.base: im for n, im in m.images.items() if not names or n in names}
+    for im in bases.values():
+        ensure_base(m.root, im)
     for name, im in m.images.items():
         if names and name not in names:
             continue

@@ -30,7 +30,7 @@ from perflab.errors import Refused
 from perflab.fio.logs import FioLogError
 from perflab.run.reference import repeat_dirs
 
-__all__ = ["Run", "resolve", "latency_logs", "unit", "build_map", "compare_runs", "against_reference"]
+__all__ = ["Run", "resolve", "latency_logs", "events", "build_map", "compare_runs", "against_reference"]
 
 #: fio's latency logs: NAME_clat_hist.N.log, NAME_clat.N.log, NAME_lat.N.log (+ .gz, + a --client host)
 LOG_NAME = re.compile(r"^(?P<job>.+?)_(?P<kind>clat_hist|clat|lat)\.(?P<n>\d+)\.log(?P<rest>.*)$")
@@ -77,13 +77,16 @@ def latency_logs(run_dir: Path) -> dict[str, Path]:
     return dict(sorted(out.items()))
 
 
-def unit(logs: dict[str, Path]) -> str:
-    """What a comparison of these logs (latency_logs' answer) compares event by event, for prose:
-    "I/O by I/O" where fio logged I/Os, else the traced calls ("openat() call by call")."""
+def events(logs: dict[str, Path]) -> tuple[str, str]:
+    """What the events of these logs (latency_logs' answer) are, for prose: ("I/O", "I/Os") where
+    fio logged I/Os, else the traced calls, e.g. ("openat() call", "openat() calls")."""
     traces = [k.split("/", 1)[1] for k in logs if k.startswith(TRACE_DIR + "/")]
     if len(traces) < len(logs) or not traces:
-        return "I/O by I/O"
-    return "/".join(f"{t}()" for t in traces) + " call by call"
+        return "I/O", "I/Os"
+    name = "/".join(f"{t}()" for t in traces)
+    return f"{name} call", f"{name} calls"
+
+
 
 
 def _host_order(host: str):
@@ -198,7 +201,8 @@ def compare_runs(m: Manifest, a_arg: str, b_arg: str, noise: list[str] | None = 
     try:
         return difference.compare(maps[id(a)], maps[id(b)], [maps[id(r)] for r in noise_runs],
                                   names=(a.name, b.name), metrics_a=a.metrics, metrics_b=b.metrics,
-                                  noise_metrics=[r.metrics for r in noise_runs], params=params, notes=notes)
+                                  noise_metrics=[r.metrics for r in noise_runs], params=params, notes=notes,
+                                  events=events(a.logs))
     except ValueError as e:   # SchemeMismatch, a map without I/Os
         raise Refused(str(e)) from None
 

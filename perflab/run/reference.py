@@ -32,11 +32,12 @@ PRESET = "full"
 
 
 def pathspecs(m: Manifest, lab: Lab) -> list[str]:
-    """What a lab's reference depends on, as git pathspecs (relative to the project root)."""
+    """What a lab's reference depends on, as git pathspecs (relative to the project root): its
+    images as built on the first Debian release, where every reference runs (--suite aside)."""
     specs = [f"labs/{lab.name}/"]
     for name in lab.images:
         im = m.images[name]
-        specs.append(str(im.dockerfile.relative_to(m.root)))
+        specs.append(str(im.default_dockerfile.relative_to(m.root)))
         specs += [f":(glob){g}" for g in im.inputs]
     return specs
 

@@ -27,7 +27,9 @@ def record(m: Manifest, labs: list[str] | None = None, out=sys.stderr, repeats_o
     would describe other code)."""
     names = labs or list(m.labs)
     for n in names:
-        m.lab(n)  # an unknown name is refused before anything runs
+        # an unknown name, or a choice no reference runs under (PERFLAB_SECCOMP, PERFLAB_SUITE), is
+        # refused before anything runs or is removed
+        runner.check_recordable(m, m.lab(n))
     if git_state(m.root)["git_dirty"] is not False:
         raise Refused("re-recording references needs a clean tree (commit first): a reference "
                              "names the commit it was recorded from")

@@ -106,10 +106,9 @@ def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: b
         preset, overrides = _variant(lab, variant, overrides, record)
     values = validate(m, lab, preset, overrides)
     seccomp.check(m, lab.images)
-    if record and seccomp.choice() != "docker":
-        raise Refused(f"--record runs under Docker's default seccomp filter, as every reference does "
-                      f"(asked for: --seccomp {seccomp.choice()})")
-    check_suite(m, lab, record)
+    check_suite(m, lab)
+    if record:
+        check_recordable(m, lab)
     check_requirements(m, lab)
     if record:
         from perflab.run.provenance import git_state
@@ -126,16 +125,27 @@ def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: b
         return _run_locked(m, lab, preset, values, record, quiet, variant, repeat)
 
 
-def check_suite(m: Manifest, lab: Lab, record: bool = False) -> None:
-    """Refuse a lab on a Debian release its images do not run on yet (book.toml `unsupported`), and
-    --record on any but the first: every reference ran on the first."""
-    suite = next((m.images[n].suite for n in lab.images), SUITES[0])
+def _suite(m: Manifest, lab: Lab) -> str:
+    return next((m.images[n].suite for n in lab.images), SUITES[0])
+
+
+def check_suite(m: Manifest, lab: Lab) -> None:
+    """Refuse a lab on a Debian release its images do not run on yet (book.toml `unsupported`)."""
+    suite = _suite(m, lab)
     if suite in lab.unsupported:
         raise Refused(f"lab {lab.name} does not run on the {suite} images yet: {lab.unsupported[suite]}; "
                       f"allowed: --suite {SUITES[0]} (the default)")
-    if record and suite != SUITES[0]:
+
+
+def check_recordable(m: Manifest, lab: Lab) -> None:
+    """Refuse to record a reference (or its repeats) under any choice but those every reference ran
+    under: Docker's default seccomp filter, the lab images on the first Debian release."""
+    if seccomp.choice() != "docker":
+        raise Refused(f"--record runs under Docker's default seccomp filter, as every reference does "
+                      f"(asked for: --seccomp {seccomp.choice()})")
+    if _suite(m, lab) != SUITES[0]:
         raise Refused(f"--record runs on lab images built on {SUITES[0]}, as every reference does "
-                      f"(asked for: --suite {suite})")
+                      f"(asked for: --suite {_suite(m, lab)})")
 
 
 def dry_run(m: Manifest, lab_name: str, preset: str, overrides: list[str], variant=None,

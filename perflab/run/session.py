@@ -155,10 +155,12 @@ class Session:
         reference's repeats (repeat_dirs()); the panel adds their range."""
         from perflab.analysis.compare import Row, panel
 
-        from perflab.run.comparison import latency_logs, unit
+        from perflab.analysis.difference import event_by_event
+        from perflab.run.comparison import events, latency_logs
 
         logs = latency_logs(self.reference_dir())
-        latencies = unit(logs) if logs else ""
+        # how a live run is compared with it, for the note ("I/O by I/O"); none: no such comparison
+        latencies = event_by_event(events(logs)[0]) if logs else ""
         p = panel(self, [r if isinstance(r, Row) else Row(*r) for r in rows], source, year, repeats, latencies)
         if self.live and latencies and (self.reference_dir() / "run.json").is_file():
             p.extras = self.difference()
@@ -189,10 +191,9 @@ class Session:
         except Exception as e:  # noqa: BLE001 - a comparison must never break a lab run
             return said(f"The comparison with the reference could not run: {type(e).__name__}: {e}")
         write_text_atomic(self.path("vs-reference.txt"), d.text() + "\n")
-        fig = readable(d.figure(title=f"Your run minus the reference: each column's share of I/Os per latency "
-                                      f"bucket<br><sub>red: more of your run's I/Os there, blue: fewer; {d.verdict}</sub>"))
-        by = comparison.unit(comparison.latency_logs(self.reference_dir()))
-        return [HTML(d.summary_html("Your run against the reference", by)), self.figure(fig, "vs-reference")]
+        fig = readable(d.figure(title=f"Your run minus the reference: each column's share of {d.events} per latency "
+                                      f"bucket<br><sub>red: more of your run's {d.events} there, blue: fewer; {d.verdict}</sub>"))
+        return [HTML(d.summary_html("Your run against the reference")), self.figure(fig, "vs-reference")]
 
     def sanity_findings(self) -> list:
         """The benchmarking-trap warnings of this run (perflab.analysis.sanity, chapters/benchmarking.md):
