@@ -30,6 +30,10 @@ def test_parse_zpool_iostat_blocks_vdevs_and_units():
     assert b2.loc["/fast/slog", "kind"] == "log" and b2.loc["/fast/slog", "write_ops"] == 51
     assert b2.loc["/fast/slog", "write_bw"] == 3_260_000
     assert (df[df.block == 2].t_epoch_ms == 1_002_000).all()
+    # a log device on a slowdisk mount (logzilla's SSD and slow-log variants): zfs-fuse prints it as a
+    # top-level vdev with no "logs" heading, as on a real run's iostat
+    slow = zfs.parse_iostat((DATA / "zpool_iostat_v.txt").read_text().replace("/fast/slog", f"{zfs.SLOW_LOG_DIR}/slog"))
+    assert slow[slow.vdev == f"{zfs.SLOW_LOG_DIR}/slog"].kind.tolist() == ["log"]
 
 
 def _map(cols):

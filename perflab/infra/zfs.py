@@ -262,7 +262,9 @@ def parse_iostat(text: str, start_ms: int | None = None, interval_s: float = 1.0
             kind = "pool"
         elif name.startswith("mirror") or name.startswith("raidz"):
             kind = "mirror"
-        elif in_logs or name.startswith("/fast"):
+        elif in_logs or name.startswith("/fast/") or name.startswith(SLOW_LOG_DIR + "/"):
+            # zfs-fuse prints no "logs" heading: a log device is known by where ZfsServer puts it
+            # (add_log: /fast, add_disk_log: SLOW_LOG_DIR)
             kind = "log"
         else:
             kind = "disk"
