@@ -5,9 +5,9 @@ When no registry answers, scripts/bootstrap-base-image.sh makes the base image l
 Also reports an image's id, for provenance.
 
 On another Debian release (`--suite trixie`, perflab.config.manifest.SUITES) the same Dockerfiles
-are built with the release's name put for "bookworm" (their FROM line, nfsfio's deb-src line), sent
-to `docker build -f -`: the files stay as the references were recorded from, and the images are
-tagged apart (perflab/fio:1-trixie).
+are built with the release's name put for "bookworm" (their FROM lines), sent to `docker build -f -`,
+or from a Dockerfile of the image's own there (book.toml `[images.X] suites`): the files stay as the
+references were recorded from, and the images are tagged apart (perflab/fio:1-trixie).
 
 Inspection and pruning go through the Docker SDK. Building stays with the `docker build` command:
 the SDK's build drives the engine's legacy builder and hands back a stream to parse, where the

@@ -123,7 +123,7 @@ class ZfsServer:
 
     @classmethod
     def start(cls, topo: Topology, image: str, export: Path, devlog: Path, zfs_fuse_args: str = "",
-              tmpfs_mb: int = 0, devices: tuple = (), name: str = "zfs", volume=None) -> "ZfsServer":
+              devices: tuple = (), name: str = "zfs", volume=None) -> "ZfsServer":
         """The server container `name`, its pool files on a new volume, or on `volume` (another
         server's: a server started again over the pool a killed one left)."""
         vol = volume or topo.volume("backing")
@@ -133,7 +133,6 @@ class ZfsServer:
             volumes={vol.name: {"bind": BACKING, "mode": "rw"},
                      str(devlog): {"bind": DEVLOG, "mode": "rw"},
                      str(export): {"bind": EXPORT, "mode": "rw,rshared"}},
-            tmpfs={"/fast": f"size={tmpfs_mb}m"} if tmpfs_mb else None,
             environment={"ZFS_FUSE_ARGS": zfs_fuse_args})
         srv = cls(topo, c, Path(export), vol)
         wait_until(lambda: srv.exec(["zpool", "list"], check=False)[0] == 0, 30, "zfs-fuse")
@@ -165,12 +164,6 @@ class ZfsServer:
     def create_pool(self, layout: list[str], props: dict[str, str], name: str = POOL) -> None:
         """`zpool create -f` (also over the disks of an exported pool), mounted at /export/<name>."""
         self.exec(create_pool_cmd(layout, props, name))
-
-    def add_log(self, size_mb: int) -> str:
-        dev = "/fast/slog"
-        self.sh(f"truncate -s {size_mb}M {dev}")
-        self.exec(["zpool", "add", "-f", POOL, "log", dev])
-        return dev
 
     def add_disk_log(self, size_mb: int, model: DiskModel) -> str:
         """A log device on an emulated disk of `model` (a second slowdisk mount, without per-I/O
@@ -263,8 +256,8 @@ def parse_iostat(text: str, start_ms: int | None = None, interval_s: float = 1.0
         elif name.startswith("mirror") or name.startswith("raidz"):
             kind = "mirror"
         elif in_logs or name.startswith("/fast/") or name.startswith(SLOW_LOG_DIR + "/"):
-            # zfs-fuse prints no "logs" heading: a log device is known by where ZfsServer puts it
-            # (add_log: /fast, add_disk_log: SLOW_LOG_DIR)
+            # zfs-fuse prints no "logs" heading: a log device is known by where it was put (add_disk_log:
+            # SLOW_LOG_DIR; /fast: the tmpfs file logzilla used before 2026-11-26, in older runs' iostat)
             kind = "log"
         else:
             kind = "disk"

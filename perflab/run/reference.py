@@ -37,7 +37,7 @@ def pathspecs(m: Manifest, lab: Lab) -> list[str]:
     specs = [f"labs/{lab.name}/"]
     for name in lab.images:
         im = m.images[name]
-        specs.append(str(im.default_dockerfile.relative_to(m.root)))
+        specs.append(str((im.default_dockerfile or im.dockerfile).relative_to(m.root)))
         specs += [f":(glob){g}" for g in im.inputs]
     return specs
 
