@@ -344,6 +344,18 @@ def test_percentile_brackets_the_true_value(tmp_path):
     assert dist["cum_pct"].iloc[-1] == pytest.approx(100)
 
 
+def test_a_map_followed_by_another_keeps_both_apart_with_the_gap_empty():
+    edges = np.array([0, 10, 100, 1000])
+    a = H.HeatMap(edges, [[1, 0, 0], [2, 0, 0], [0, 0, 3]], t0_ms=5000, overflow=[0, 0, 1])
+    b = H.HeatMap(edges, [[0, 4, 0], [0, 0, 5]], t0_ms=900_000, overflow=[2, 0])   # far later, on its own clock
+    j = a.followed_by(b, gap_columns=2)
+    assert j.t0_ms == a.t0_ms and j.n_columns == 3 + 2 + 2
+    assert (j.counts[:3] == a.counts).all() and not j.counts[3:5].any() and (j.counts[5:] == b.counts).all()
+    assert list(j.overflow) == [0, 0, 1, 0, 0, 2, 0] and j.total == a.total + b.total
+    with pytest.raises(ValueError, match="columns of"):
+        a.followed_by(H.HeatMap(edges, [[1, 0, 0]], col_s=2.0))
+
+
 def test_percentile_in_overflow_is_inf(tmp_path):
     p = tmp_path / "o_clat.1.log"
     write_lat_log(p, np.array([0, 0]), np.array([1000, 10 ** 8]))

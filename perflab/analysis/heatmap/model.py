@@ -251,6 +251,15 @@ class HeatMap:
         over[shift:shift + self.n_columns] = self.overflow
         return replace(self, counts=counts, overflow=over, t0_ms=int(t0_ms))
 
+    def followed_by(self, other: "HeatMap", gap_columns: int = 1) -> "HeatMap":
+        """This map with ``other`` drawn right after it, ``gap_columns`` empty columns between: for two
+        runs far apart in time shown on one axis (``other``'s clock is moved; the time between is not
+        drawn, and a page that does this must say so). ``other`` starts at ``(n_columns +
+        gap_columns) * col_s`` seconds on this map's clock."""
+        if other.col_ms != self.col_ms:
+            raise ValueError(f"cannot join maps with columns of {self.col_s} s and {other.col_s} s")
+        return self + replace(other, t0_ms=self.t0_ms + (self.n_columns + gap_columns) * self.col_ms)
+
     # saving: a map is a sum of partial maps, so maps saved from many files or hosts merge exactly
     def save(self, path: str | os.PathLike) -> None:
         """Write the map to ``path`` (.npz): counts, overflow, edges and what describes them."""
