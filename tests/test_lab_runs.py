@@ -106,7 +106,9 @@ def _start(lab, *extra):
 MID_RUN = {"heatmaps": "", "logzilla": "-fio", "l2arc": "-random-reads", "elinks": "-tracer",
            "bad-cable": "-client1", "jbod": "-fio-phase1", "latency-art": "-icy-lake", "benchmarking": "-traps",
            "stepping": "-stepped", "ht": "-fio-2cpu", "streaming": "-fio", "dedup": "-planted",
-           "disk-model": "-components", "regression": "-before-1",
+           # regression: the first warm-up read (as long as a round: -p phase=60s); the first round
+           # comes after both warm-ups, two minutes later
+           "disk-model": "-components", "regression": "-warmup-before",
            "durability": "-writers"}
 
 
