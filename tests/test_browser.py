@@ -132,6 +132,16 @@ def test_a_term_link_leads_to_its_definition(built_book, manifest):
     assert rep.term and rep.definition, rep
 
 
+@pytest.mark.slow
+@needs_chromium
+def test_a_tables_caption_stays_on_a_phones_screen(built_book, manifest):
+    """At 390 px a wide table scrolls sideways; its caption wraps at the screen's edge instead of
+    scrolling away with it (logzilla's pages have captioned tables wider than a phone)."""
+    n, cut = browser.captions_cut(built_book, manifest.chapter("logzilla").file, log=OUT / "chromium-captions.log")
+    assert n >= 1
+    assert not cut, cut
+
+
 def test_case_study_chapters_call_compare(manifest):
     """Fast, without a build: every case-study chapter's source calls the panel."""
     for c in manifest.chapters:

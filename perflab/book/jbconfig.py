@@ -29,6 +29,9 @@ div.perflab-compare td { font-variant-numeric: tabular-nums; text-align: right; 
 div.cell_output table { display: block; max-width: 100%; overflow-x: auto; }
 div.cell_output table td, div.cell_output table th { white-space: normal; vertical-align: top;
                                                      padding: 0.15em 0.5em; text-align: left; }
+/* Its caption stays in view and wraps at the screen's width (as a table caption it took the whole
+   table's width and scrolled away with it: cut on a phone). */
+div.cell_output table caption { display: block; position: sticky; left: 0; }
 /* A text column keeps a readable width on a phone (the table scrolls sideways instead). */
 div.cell_output table td { min-width: 4.5em; }
 /* Tables written in the chapters' Markdown wrap the same way. */

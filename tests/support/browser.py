@@ -454,6 +454,23 @@ class BookReport:
     failures: list[str]
 
 
+#: Where each notebook table's caption sits on the page: [left, right, the viewport's width, its text].
+CAPTIONS_JS = ("Array.from(document.querySelectorAll('div.cell_output table caption')).map(c => {"
+               "const r = c.getBoundingClientRect(); "
+               "return [r.left, r.right, window.innerWidth, c.textContent.trim().slice(0, 60)]; })")
+
+
+def captions_cut(html_dir: Path, chapter_file: Path, width: int = 390, log: Path | None = None) -> tuple[int, list]:
+    """A chapter at a phone's width: how many notebook tables have a caption, and those whose caption
+    runs past the screen's edge (it would be cut: read only by scrolling the table sideways)."""
+    with Chromium(width=width, log=log) as b:
+        page = b.new_page()
+        page.goto(chapter_url(html_dir, chapter_file))
+        page.wait_for("document.readyState === 'complete'")
+        caps = page.evaluate(CAPTIONS_JS) or []
+    return len(caps), [c for c in caps if c[0] < -1 or c[1] > c[2] + 1]
+
+
 def chapter_url(html_dir: Path, chapter_file: Path) -> str:
     return (Path(html_dir) / Path(chapter_file).with_suffix(".html")).resolve().as_uri()
 
