@@ -137,6 +137,7 @@ def test_a_term_link_leads_to_its_definition(built_book, manifest):
 def test_a_tables_caption_stays_on_a_phones_screen(built_book, manifest):
     """At 390 px a wide table scrolls sideways; its caption wraps at the screen's edge instead of
     scrolling away with it (logzilla's pages have captioned tables wider than a phone)."""
+    OUT.mkdir(parents=True, exist_ok=True)
     n, cut = browser.captions_cut(built_book, manifest.chapter("logzilla").file, log=OUT / "chromium-captions.log")
     assert n >= 1
     assert not cut, cut
