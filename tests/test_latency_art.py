@@ -49,6 +49,7 @@ def test_icy_lake_simulation_gives_an_x_with_the_predicted_slope(lab):
     m = lab.icy_stats({"d0": d0, "d1": d1}, icy_params())
     assert m["icy_predicted_drift_us"] == pytest.approx(11.56, abs=0.02)
     assert m["icy_d0_lag1"] > 0.9 and m["icy_d1_lag1"] > 0.9
+    assert m["icy_d0_creep_share"] > 0.95 and m["icy_d1_creep_share"] > 0.95
     assert m["icy_d0_drift_us"] > 0 > m["icy_d1_drift_us"]
     assert m["icy_d0_drift_us"] == pytest.approx(11.56, rel=0.3)
     assert m["icy_d1_drift_us"] == pytest.approx(-11.56, rel=0.3)
@@ -67,6 +68,21 @@ def test_random_rotation_does_not_look_like_creep(lab):
     x = rng.uniform(0, 8.33, 5000)
     assert abs(lab.lag1(x)) < 0.1
     assert lab.lag1(np.r_[np.linspace(0, 8, 500), np.linspace(0, 8, 500)]) > 0.95
+
+
+def test_creep_survives_writes_served_a_rotation_late_and_random_rotation_does_not_pass(lab):
+    rot = 8.33
+    line = (np.arange(1400) * 0.0116) % rot          # creeping by 11.6 us a write, wrapping round
+    late = line.copy()
+    late[np.random.default_rng(5).choice(1400, 42, replace=False)] += rot   # 3% a rotation late
+    assert lab.lag1(late) < 0.8                         # the correlation falls under its old threshold
+    assert lab.creep_share(late, rot) > 0.99            # a rotation late: the same place on the platter
+    odd = line.copy()
+    odd[np.random.default_rng(6).choice(1400, 42, replace=False)] += np.random.default_rng(7).uniform(1, 7, 42)
+    assert lab.creep_share(odd, rot) > 0.9   # late by anything else: two steps each
+    assert lab.creep_share(line, rot) > 0.99
+    rnd = np.random.default_rng(3).uniform(0, rot, 5000)
+    assert lab.creep_share(rnd, rot) == pytest.approx(2 * lab.CREEP_STEP, abs=0.03)
 
 
 def test_drift_folds_the_wrap_round(lab):

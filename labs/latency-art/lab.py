@@ -229,6 +229,25 @@ def count_wraps(svc_ms: np.ndarray, t_s: np.ndarray, rot_ms: float, gap_s: float
     return int(1 + np.sum(np.diff(tj) > gap_s))
 
 
+#: A step from one write to the next counts as creeping when the service time moves by less than this
+#: share of a rotation (wrap-rounds folded back). Creep moves it by about 12 us of 8.3 ms (0.15%); a
+#: random rotation puts it anywhere in [-1/2, 1/2] of a rotation, so a tenth of its steps pass.
+CREEP_STEP = 0.05
+
+
+def creep_share(svc_ms: np.ndarray, rot_ms: float, within: float = CREEP_STEP) -> float:
+    """The share of successive writes whose service time changes by less than `within` of a rotation
+    (a jump of about a rotation, the sawtooth wrapping round, folded back): near 1 when latency
+    creeps, about 2 x `within` when the rotation is random. Unlike the correlation (`lag1`), a few
+    writes served late on a busy machine lower it by at most two steps each (none when late by a
+    whole rotation: the same place on the platter), not by the square of their distance from the line."""
+    d = np.diff(np.asarray(svc_ms, float))
+    if not len(d):
+        return float("nan")
+    d = d - rot_ms * np.round(d / rot_ms)
+    return float(np.mean(np.abs(d) < within * rot_ms))
+
+
 def lag1(x: np.ndarray) -> float:
     """Correlation of successive values: near 1 when latency creeps, near 0 when it is random."""
     x = np.asarray(x, float)
@@ -249,6 +268,7 @@ def icy_stats(disks: dict[str, pd.DataFrame], p: dict) -> dict:
         x, t = x[keep.to_numpy()], df.t_s.to_numpy()[keep.to_numpy()]
         r[f"icy_{name}_writes"] = int(len(x))
         r[f"icy_{name}_lag1"] = round(lag1(x), 3)
+        r[f"icy_{name}_creep_share"] = round(creep_share(x, rot[i]), 3)
         r[f"icy_{name}_drift_us"] = round(drift_per_visit_us(x, rot[i]), 2)
         r[f"icy_{name}_p50_ms"] = round(float(np.median(x)), 3)
         r[f"icy_{name}_wraps"] = count_wraps(x, t, rot[i])
