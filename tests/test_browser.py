@@ -143,6 +143,21 @@ def test_a_tables_caption_stays_on_a_phones_screen(built_book, manifest):
     assert not cut, cut
 
 
+@needs_chromium
+def test_a_browser_that_cannot_start_leaves_no_profile(tmp_path, monkeypatch):
+    """Chromium's profile directory is made only once its log can be opened, and removed if the
+    browser cannot start."""
+    import tempfile as tf
+    monkeypatch.setattr(tf, "tempdir", str(tmp_path))
+    with pytest.raises(FileNotFoundError):
+        with browser.Chromium(log=tmp_path / "no-such-dir" / "chromium.log"):
+            pass
+    with pytest.raises(OSError):
+        with browser.Chromium(binary=str(tmp_path / "no-such-chromium")):
+            pass
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_case_study_chapters_call_compare(manifest):
     """Fast, without a build: every case-study chapter's source calls the panel."""
     for c in manifest.chapters:

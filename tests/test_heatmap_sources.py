@@ -260,7 +260,11 @@ def test_dask_cluster_gives_the_local_cells(tmp_path):
         write_lat_log(p, np.sort(rng.integers(start, start + 30_000, 3000)), rng.integers(500, 10 ** 8, 3000))
         files.append(p)
     local = H.from_lat_log(files)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
+    import dask
+
+    # the workers' scratch space in the test's own directory (by default /tmp/dask-scratch-space stays)
+    with dask.config.set({"temporary-directory": str(tmp_path / "dask")}), \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
             Client(cl):
         remote = D.from_files(files, split_every=2)
     assert remote.t0_ms == local.t0_ms and remote.total == local.total == 15_000

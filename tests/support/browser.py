@@ -171,6 +171,7 @@ class Chromium:
 
     # -- process --
     def __enter__(self) -> "Chromium":
+        logf = open(self.log, "wb") if self.log else subprocess.DEVNULL   # first: a bad path makes nothing
         self._profile = tempfile.mkdtemp(prefix="perflab-chromium-")
         cmd_r, cmd_w = os.pipe()     # we write commands, Chromium reads them on fd 3
         out_r, out_w = os.pipe()     # Chromium writes on fd 4, we read
@@ -181,13 +182,17 @@ class Chromium:
             os.dup2(hi_r, 3)
             os.dup2(hi_w, 4)
 
-        logf = open(self.log, "wb") if self.log else subprocess.DEVNULL
         try:
             self.proc = subprocess.Popen(
                 [self.binary, *FLAGS, f"--user-data-dir={self._profile}",
                  f"--window-size={self.size[0]},{self.size[1]}", "about:blank"],
                 stdin=subprocess.DEVNULL, stdout=logf, stderr=logf, pass_fds=(3, 4),
                 preexec_fn=child_fds, start_new_session=True)
+        except BaseException:
+            os.close(cmd_w)
+            os.close(out_r)
+            shutil.rmtree(self._profile, ignore_errors=True)
+            raise
         finally:
             for fd in (cmd_r, out_w, hi_r, hi_w):
                 os.close(fd)
