@@ -211,6 +211,11 @@ CASES = [
     case("param-choice-typo", HM + " -p capture=perios", 2, "capture='perios'", "did you mean 'perio'?"),
     case("param-unknown-typo", HM + " -p runtme=30s", 2, "'runtme'", "did you mean 'runtime'?"),
     case("param-without-value", HM + " -p runtime", 2, "'runtime'", "key=value"),
+    # --- a learner's machine's choices (perflab run --cpus, --scratch)
+    case("cpus-zero", HM + " --cpus 0", 2, "--cpus 0", "from 0.01 to"),
+    case("cpus-not-a-number", HM + " --cpus half", 2, "--cpus half", "from 0.01 to"),
+    case("scratch-missing", HM + " --scratch {tmp}/no-such-dir", 2, "--scratch {tmp}/no-such-dir", "no such directory"),
+    case("conditions-unknown", "conditions heatmaps --condition slow-dsik", 2, "slow-dsik", "slow-disk"),
     case("param-two-bad-at-once", HM + " -p rate_iops=2.5 -p runtime=1s", 2, "rate_iops", "runtime=1s"),
     case("preset-typo", HM + " --preset smok", 2, "'smok'", "did you mean 'smoke'?"),
     case("preset-unknown", "run jbod --preset quick --dry-run", 2, "'quick'", "jbod"),

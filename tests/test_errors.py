@@ -61,7 +61,7 @@ def test_an_unexpected_error_is_one_line_and_the_traceback_goes_to_the_log(capsy
     def boom(m, args):
         raise KeyError("surprise")
 
-    monkeypatch.setattr(c, "_labs", boom)
+    monkeypatch.setattr(c.commands, "cmd_labs", boom)
     rc, err, _ = run(capsys, "labs")
     assert rc == errors.EXIT_FAILED
     assert err.count("\n") == 1 and "internal error: KeyError" in err and "details:" in err

@@ -19,7 +19,8 @@ LAYERS = ["base", "config", "fio", "infra", "analysis", "run", "teaching/book", 
 LAYER_OF_PACKAGE = {"config": "config", "fio": "fio", "infra": "infra", "analysis": "analysis", "run": "run",
                     "teaching": "teaching/book", "book": "teaching/book"}
 #: the modules outside the sub-packages: the error model at the bottom, the command line on top
-LAYER_OF_MODULE = {"perflab": "base", "perflab.errors": "base", "perflab.cli": "cli", "perflab.__main__": "cli"}
+LAYER_OF_MODULE = {"perflab": "base", "perflab.errors": "base", "perflab.cli": "cli", "perflab.commands": "cli",
+                   "perflab.__main__": "cli"}
 MAX_LINES = 500
 
 
@@ -32,6 +33,19 @@ def module_name(path: Path) -> str:
 
 def modules() -> dict[str, Path]:
     return {module_name(p): p for p in sorted(PKG.rglob("*.py"))}
+
+
+def lab_files() -> list[Path]:
+    """Every Python file of every lab: a lab package's modules, or a lab's one lab.py."""
+    return sorted(p for p in (ROOT / "labs").glob("*/*.py"))
+
+
+def lab_packages() -> list[Path]:
+    return sorted(p.parent for p in (ROOT / "labs").glob("*/__init__.py"))
+
+
+#: a lab package's modules are small: one job each (plan and run, analysis, checks, figures)
+MAX_LAB_LINES = 300
 
 
 def layer(mod: str) -> str:
@@ -146,7 +160,7 @@ def test_no_private_name_is_used_across_modules():
     bad = []
     for m, p in mods.items():
         bad += _private_uses(p, m, known)
-    for p in sorted((ROOT / "labs").glob("*/lab.py")):   # labs use the package's public names only
+    for p in lab_files():   # labs use the package's public names only
         bad += _private_uses(p, "lab", known)
     assert not bad, "private names used from another module:\n" + "\n".join(bad)
 
@@ -181,7 +195,7 @@ def test_labs_make_host_objects_through_primitives_that_record_themselves():
     writes the ledger itself, so it cannot forget to: no lab calls a ledger's record/release/holding
     or removes an entry by hand."""
     bad = []
-    for p in sorted((ROOT / "labs").glob("*/lab.py")):
+    for p in lab_files():
         for node in ast.walk(ast.parse(p.read_text())):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                     and node.func.attr in ("record", "release", "holding", "record_process")
@@ -201,3 +215,47 @@ def test_paths_the_package_derives_from_its_own_location_exist(monkeypatch):
     assert (slowdisk.SOURCE_DIR / "Makefile").is_file(), slowdisk.SOURCE_DIR
     monkeypatch.delenv("PERFLAB_ROOT", raising=False)
     assert manifest.project_root(Path("/")) == ROOT
+
+
+@pytest.mark.parametrize("pkg", lab_packages(), ids=lambda p: p.name)
+def test_lab_packages_are_small_and_leave_plumbing_to_the_toolkit(pkg):
+    """A lab that is a package: no module over MAX_LAB_LINES, and no host or Docker plumbing of its
+    own (no subprocess, no docker SDK): it asks perflab.infra for services and host objects."""
+    bad = []
+    for p in sorted(pkg.glob("*.py")):
+        n = len(p.read_text().splitlines())
+        if n > MAX_LAB_LINES:
+            bad.append(f"{p.relative_to(ROOT)}: {n} lines (at most {MAX_LAB_LINES})")
+        for node in ast.walk(ast.parse(p.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            bad += [f"{p.relative_to(ROOT)}:{node.lineno}: imports {n}" for n in names
+                    if n.split(".")[0] in ("subprocess", "docker")]
+    assert not bad, "\n".join(bad)
+
+
+def test_lab_package_modules_import_each_other_one_way():
+    """Inside a lab package, modules import each other without a circle (checks and analysis below
+    the experiment's run, never the other way at module level)."""
+    for pkg in lab_packages():
+        graph = {}
+        for p in pkg.glob("*.py"):
+            deps = set()
+            for node in ast.parse(p.read_text()).body:   # module level: what a circle would break
+                if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+                    deps.add(node.module)
+            graph[p.stem] = deps
+        seen, stack = set(), []
+
+        def visit(n):
+            assert n not in stack, f"{pkg.name}: import circle {' -> '.join(stack + [n])}"
+            if n in seen:
+                return
+            stack.append(n)
+            for d in graph.get(n, ()):
+                visit(d)
+            stack.pop()
+            seen.add(n)
+
+        for n in graph:
+            visit(n)

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from perflab.analysis import checks
+
 
 @dataclass(frozen=True)
 class Row:
@@ -129,7 +131,7 @@ def panel(session, rows: list[Row], source: str, year: int | str = 2009,
         for d in session.repeat_dirs():
             doc = json.loads((d / "run.json").read_text())
             for c in doc.get("checks", []):
-                if not c["passed"]:
+                if checks.failed(c):
                     failed.setdefault(c["name"], []).append(d.name)
         n = len(session.repeat_dirs())
         every = {1: "its one repeat", 2: "both repeats"}.get(n, f"all {n} repeats")

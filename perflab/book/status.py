@@ -14,7 +14,7 @@ import pandas as pd
 from perflab.config.manifest import Manifest
 from perflab.run.reference import staleness
 
-__all__ = ["chapter_status", "commit_label", "COLUMNS"]
+__all__ = ["chapter_status", "commit_label", "conditions_table", "COLUMNS"]
 
 COLUMNS = ["chapter", "lab", "reference commit", "recorded (UTC)", "fio", "checks", "reference"]
 
@@ -47,3 +47,50 @@ def chapter_status(m: Manifest) -> pd.DataFrame:
                      "checks": f"{sum(bool(x['passed']) for x in checks)}/{len(checks)} passed",
                      "reference": "fresh" if not why else "STALE: " + "; ".join(why)})
     return pd.DataFrame(rows, columns=COLUMNS).fillna("-")
+
+
+def conditions_table(m: Manifest) -> tuple[pd.DataFrame, list[str]]:
+    """The machine-conditions matrix (data/conditions/matrix.json, `perflab conditions`): one row per
+    lab, one column per condition, each cell the verdict of the lab's smoke run under it, and notes:
+    what each condition was, and when and at which commit the cells were measured."""
+    from perflab.run.conditions import CONDITIONS, MATRIX
+
+    f = m.root / MATRIX
+    doc = json.loads(f.read_text()) if f.is_file() else {"cells": {}}
+    rows, when, commits, measured = [], set(), set(), {}
+    for lab in m.labs:
+        row = {"lab": lab}
+        for name in CONDITIONS:
+            cell = doc["cells"].get(lab, {}).get(name)
+            row[name] = _cell_text(cell)
+            if cell:
+                when.add(cell["measured_at"][:10])
+                commits.add(commit_label({"git_sha": cell.get("commit"), "git_dirty": cell.get("dirty")}))
+                measured.setdefault(name, cell.get("condition") or {})
+        rows.append(row)
+    notes = [f"*{name}*: {c.says}" + (f" (measured: {_measured(measured[name])})" if measured.get(name) else "")
+             for name, c in CONDITIONS.items()]
+    if when:
+        notes.append(f"Measured on {', '.join(sorted(when))} at commit {', '.join(sorted(commits))}.")
+    return pd.DataFrame(rows, columns=["lab", *CONDITIONS]), notes
+
+
+def _measured(d: dict) -> str:
+    return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in d.items())
+
+
+def _cell_text(cell: dict | None) -> str:
+    if not cell:
+        return "not measured yet"
+    st = cell["status"]
+    if st == "pass":
+        text = f"pass ({cell['checks']})"
+        if cell.get("used_condition") is False:
+            text += "; the lab put nothing on the slow disk"
+        return text
+    if st == "not shown here":
+        return (f"pass, {len(cell['not_shown'])} not shown here: "
+                + "; ".join(f"*{k}*: {v}" for k, v in cell["not_shown"].items()))
+    if st == "FAIL":
+        return "FAIL: " + "; ".join(cell.get("failed") or [])
+    return f"error: {cell.get('error', '?')}"

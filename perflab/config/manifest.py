@@ -10,6 +10,7 @@ from perflab.errors import Refused
 
 import importlib.util
 import os
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,18 +118,39 @@ class Lab:
     # run on yet, and why; `perflab run --suite` refuses it there before anything is created
     unsupported: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def is_package(self) -> bool:
+        """A lab that is a small package (labs/<name>/__init__.py and its modules), not one lab.py."""
+        return self.module_path.name == "__init__.py"
+
+    def source_files(self) -> list[Path]:
+        """The lab's Python files: its package's modules, or its one module."""
+        return sorted(self.module_path.parent.glob("*.py")) if self.is_package else [self.module_path]
+
     def load_module(self) -> ModuleType:
-        """Import the lab's module (labs/<name>/lab.py) under the name `perflab_lab_<name>`."""
+        """Import the lab (labs/<name>/__init__.py as a package, or labs/<name>/lab.py) under the name
+        `perflab_lab_<name>`, once per process and again only when one of its files changed on disk.
+        perflab.run.labcontract checks what it provides."""
         modname = "perflab_lab_" + self.name.replace("-", "_")
+        stamp = tuple(p.stat().st_mtime_ns for p in self.source_files())
         cached = _MODULES.get(self.module_path)
-        if cached is not None and cached[0] == self.module_path.stat().st_mtime_ns:
-            return cached[1]   # once per process (and again only when lab.py changed on disk)
-        spec = importlib.util.spec_from_file_location(modname, self.module_path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        package = [str(self.module_path.parent)] if self.is_package else None
+        spec = importlib.util.spec_from_file_location(modname, self.module_path, submodule_search_locations=package)
         if spec is None or spec.loader is None:
             raise ManifestError(f"lab {self.name}: cannot import {self.module_path}")
         mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        _MODULES[self.module_path] = (self.module_path.stat().st_mtime_ns, mod)
+        if package:   # its modules import one another relatively: the package must be known by name
+            for k in [k for k in sys.modules if k == modname or k.startswith(modname + ".")]:
+                del sys.modules[k]
+            sys.modules[modname] = mod
+        try:
+            spec.loader.exec_module(mod)
+        except Exception as e:   # a lab that does not import is refused in one line, naming its error
+            sys.modules.pop(modname, None)
+            raise ManifestError(f"lab {self.name}: cannot import {self.module_path}: {type(e).__name__}: {e}") from e
+        _MODULES[self.module_path] = (stamp, mod)
         return mod
 
 

@@ -17,9 +17,12 @@ from perflab.errors import Failed
 
 import contextlib
 import logging
+import os
 import time
+from pathlib import Path
 
-from perflab.infra import labels, seccomp as seccomp_profiles
+from perflab.infra import hostobjects, labels, limits, scratch, seccomp as seccomp_profiles
+from perflab.infra.ledger import Ledger
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +44,16 @@ class Topology:
         self.labels = labels.labels(run_id, lab)
         self.profiles = profiles
         self._objects: list = []  # (kind, obj) in creation order
+        self._stack = contextlib.ExitStack()   # host directories behind volumes (scratch), removed last
+        self._scratch: dict = {}
+
+    @staticmethod
+    def _ledger():
+        run_dir = os.environ.get(labels.RUN_DIR_ENV)
+        if not run_dir:
+            raise ContainerFailed(f"a volume under --scratch needs the run's directory ({labels.RUN_DIR_ENV}), "
+                                  "to record it for perflab clean")
+        return Ledger(Path(run_dir))
 
     # -- lifecycle --
     def __enter__(self):
@@ -74,6 +87,11 @@ class Topology:
         self._objects.clear()
         with contextlib.suppress(Exception):
             failed += labels.remove_docker_objects(self.client, self.run_id)
+        try:
+            self._stack.close()
+        except Exception as e:  # noqa: BLE001
+            failed.append(f"scratch directories: {e}")
+        self._scratch.clear()
         for f in failed:
             log.warning("cleanup: %s", f)
         return failed
@@ -89,6 +107,14 @@ class Topology:
         return net
 
     def volume(self, name: str, **kw):
+        """A Docker volume; under the run's scratch directory when one was chosen (perflab.infra.scratch)."""
+        base = scratch.run_dir(self.run_id)
+        if base is not None and "driver_opts" not in kw:
+            if not self._scratch.get(base):
+                self._scratch[base] = self._stack.enter_context(hostobjects.scratch_dir(self._ledger(), base))
+            d = base / name
+            d.mkdir()
+            kw["driver_opts"] = {"type": "none", "o": "bind", "device": str(d)}
         vol = self.client.volumes.create(self._name(name), labels=self.labels, **kw)
         self._objects.append(("volume", vol))
         return vol
@@ -115,6 +141,7 @@ class Topology:
             opts += seccomp_profiles.security_opt(self.profile_for(image) if seccomp == BY_IMAGE else seccomp)
         if opts:
             kw["security_opt"] = opts
+        kw = limits.container_kwargs(kw)   # perflab run --cpus, unless the lab set a limit of its own
         c = self.client.containers.create(
             image, command, name=self._name(name), labels=self.labels, detach=detach,
             network=getattr(network, "name", network), cap_add=list(cap_add) or None,

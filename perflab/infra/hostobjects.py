@@ -7,6 +7,7 @@ cannot forget the bookkeeping; after a crash `perflab clean` finds what the ledg
     with scratch_dir(s.ledger, Path("/dev/shm/perflab-RUN")) as d: ...
     with tbf(s.ledger, "veth1234", "rate", "10mbit", "burst", "32kb", "latency", "400ms"): ...
     with process(s.ledger, ["perf", "stat", ...], "perf stat") as proc: ...
+    with filesystem(s.ledger, dev, Path("/mnt/x"), ["mkfs.ext4", "-q"]) as mnt: ...
 
 (ZFS pools and zram devices: perflab.infra.zfs; slowdisk mounts: perflab.infra.slowdisk.mounted
 with `ledger=`; Docker objects carry labels instead: perflab.infra.labels.)
@@ -65,6 +66,25 @@ def scratch_dir(ledger: Ledger, path: Path) -> Iterator[Path]:
         yield path
     finally:
         _give_back(ledger, {"kind": "path", "id": str(path)})
+
+
+@contextlib.contextmanager
+def filesystem(ledger: Ledger, dev: str, mountpoint: Path, mkfs: list[str], timeout: float = 600) -> Iterator[Path]:
+    """A new file system on block device `dev` (`mkfs`: the command without the device, e.g.
+    ["mkfs.ext4", "-q"]), mounted on `mountpoint` for the block; unmounted on the way out."""
+    mountpoint = Path(mountpoint)
+    r = subprocess.run([*mkfs, dev], capture_output=True, text=True, timeout=timeout)
+    if r.returncode:
+        raise HostObjectError(f"{' '.join(mkfs)} {dev}: {(r.stderr.strip().splitlines() or ['failed'])[-1]}")
+    mountpoint.mkdir(parents=True, exist_ok=True)
+    ledger.record("mount", str(mountpoint))
+    try:
+        r = subprocess.run(["mount", dev, str(mountpoint)], capture_output=True, text=True, timeout=60)
+        if r.returncode:
+            raise HostObjectError(f"mount {dev} {mountpoint}: {r.stderr.strip()}")
+        yield mountpoint
+    finally:
+        _give_back(ledger, {"kind": "mount", "id": str(mountpoint)})
 
 
 @contextlib.contextmanager

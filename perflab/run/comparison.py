@@ -105,7 +105,7 @@ def _read_run(name: str, path: Path) -> Run:
                latency_logs(path))
 
 
-def resolve(m: Manifest, arg: str) -> Run:
+def resolve(m: Manifest | None, arg: str) -> Run:
     """A run directory, a lab's name (its reference) or a saved map; refuses anything else."""
     p = Path(arg)
     if arg.endswith(".npz"):
@@ -119,6 +119,9 @@ def resolve(m: Manifest, arg: str) -> Run:
         if not (p / "run.json").is_file():
             raise Refused(f"{arg}: a directory without run.json, not a perflab run")
         return _read_run(arg, p)
+    if m is None:   # no repository (an installed perflab): no lab references to name
+        raise Refused(f"{arg}: not a run directory (with run.json) or a map saved with perflab heatmap --save "
+                      f"(.npz); a lab's name (its reference) needs the perflab repository")
     if arg in m.labs:
         ref = m.root / "data" / "reference" / arg
         if not (ref / "run.json").is_file():
@@ -158,12 +161,15 @@ def _same_setup(first: Run, other: Run, role: str) -> None:
                       f"{', '.join(only_a) or 'none'}; only in {other.name}: {', '.join(only_b) or 'none'})")
 
 
-def _noise_runs(m: Manifest, a: Run, noise: list[str] | None, required: bool = True) -> list[Run]:
+def _noise_runs(m: Manifest | None, a: Run, noise: list[str] | None, required: bool = True) -> list[Run]:
     if noise:
         runs = [resolve(m, x) for x in noise]
     else:
         if a.lab is None:
             raise Refused("saved maps carry no lab: name the runs that measure the noise with --noise")
+        if m is None:
+            raise Refused(f"{a.name}: with no perflab repository there is no reference to measure the noise "
+                          f"from: name two or more runs of the same setup with --noise")
         ref = m.root / "data" / "reference" / a.lab
         dirs = [ref] + repeat_dirs(ref) if (ref / "run.json").is_file() else []
         if len(dirs) < 2 and not required:
@@ -178,7 +184,7 @@ def _noise_runs(m: Manifest, a: Run, noise: list[str] | None, required: bool = T
     return runs
 
 
-def compare_runs(m: Manifest, a_arg: str, b_arg: str, noise: list[str] | None = None,
+def compare_runs(m: Manifest | None, a_arg: str, b_arg: str, noise: list[str] | None = None,
                  col_s: float = 1.0, require_noise: bool = True,
                  names: tuple[str, str] | None = None) -> difference.Difference:
     """Resolve, check and compare; every refusal names the run and what was wrong. Without

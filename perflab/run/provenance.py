@@ -27,7 +27,7 @@ def _run(cmd: list[str], cwd: Path | None = None, timeout: float = 20) -> str | 
 
 #: What a run's own outputs change: recording one reference after another must not make the tree
 #: count as dirty for the next (perflab.run.reference re-records them all from one commit).
-OUTPUTS = ("data/reference",)
+OUTPUTS = ("data/reference", "data/conditions")   # references, the machine-conditions matrix
 
 
 def git_state(root: Path) -> dict:

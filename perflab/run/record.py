@@ -148,8 +148,11 @@ class RunRecord:
     def metric(self, **kv) -> dict:
         return self.update(lambda d: d["metrics"].update(kv))
 
-    def check(self, name: str, passed: bool, value, expected: str) -> dict:
-        item = {"name": name, "passed": bool(passed), "value": value, "expected": expected}
+    def check(self, name: str, passed: bool | None, value, expected: str, not_shown: str | None = None) -> dict:
+        """A check's outcome (perflab.analysis.checks): passed None with its reason is "not shown here"."""
+        item = {"name": name, "passed": None if passed is None else bool(passed), "value": value, "expected": expected}
+        if not_shown:
+            item["not_shown"] = not_shown
 
         def f(d):
             d["checks"] = [c for c in d["checks"] if c["name"] != name] + [item]

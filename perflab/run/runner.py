@@ -26,8 +26,9 @@ from pathlib import Path
 
 from perflab.infra import images
 from perflab.config import params as params_mod
-from perflab.infra import cleanup, labels, ledger, lock, seccomp
-from perflab.run import progress, provenance
+from perflab.infra import cleanup, labels, ledger, limits, lock, scratch, seccomp
+from perflab.analysis import checks
+from perflab.run import labcontract, progress, provenance
 from perflab.config.manifest import SUITES, Lab, Manifest
 from perflab.run.record import RunRecord
 from perflab.run.session import create_run
@@ -39,6 +40,7 @@ KILL_GRACE_S = 60
 
 
 def validate(m: Manifest, lab: Lab, preset: str, overrides: list[str]) -> dict:
+    labcontract.load(lab)   # a lab that lacks part of its contract is refused before anything is made
     try:
         return params_mod.resolve(lab, preset, overrides, m.budget,
                                   params_mod.free_space(cleanup.runs_root(m.root)))
@@ -146,6 +148,12 @@ def check_recordable(m: Manifest, lab: Lab) -> None:
     if _suite(m, lab) != SUITES[0]:
         raise Refused(f"--record runs on lab images built on {SUITES[0]}, as every reference does "
                       f"(asked for: --suite {_suite(m, lab)})")
+    if limits.cpus() is not None:
+        raise Refused(f"--record gives the lab's containers the CPUs every reference had (asked for: --cpus "
+                      f"{limits.cpus():g})")
+    if scratch.root() is not None:
+        raise Refused(f"--record keeps the lab's volumes in Docker's own directory, as every reference does "
+                      f"(asked for: --scratch {scratch.root()})")
 
 
 def dry_run(m: Manifest, lab_name: str, preset: str, overrides: list[str], variant=None,
@@ -164,8 +172,7 @@ def dry_run(m: Manifest, lab_name: str, preset: str, overrides: list[str], varia
     print(f"perflab run {lab.name} --preset {preset}: parameters accepted; nothing was created", file=out)
     for k, val in shown.items():
         print(f"  {k} = {'(sealed)' if variant is not None and k in variant.hidden else val}", file=out)
-    mod = lab.load_module()
-    phases = list(mod.plan(values)) if hasattr(mod, "plan") else []
+    phases = list(labcontract.load(lab).plan(values))
     if phases:
         total = sum(t for _, t in phases)
         print(f"  phases ({len(phases)}, about {params_mod.fmt_duration(round(total))} plus container start-up):", file=out)
@@ -242,7 +249,7 @@ def _run_locked(m: Manifest, lab: Lab, preset: str, values: dict, record: bool, 
         for s, h in old.items():
             signal.signal(s, h)
     (run_dir / cleanup.OWNER).unlink(missing_ok=True)
-    failed_checks = [c["name"] for c in doc.get("checks", []) if not c["passed"]]
+    failed_checks = [c["name"] for c in doc.get("checks", []) if checks.failed(c)]
     _summary(doc, run_dir, quiet)
     if rc == EXIT_OK and failed_checks:
         rc = EXIT_CHECK
@@ -321,7 +328,8 @@ def _summary(doc: dict, run_dir: Path, quiet: bool) -> None:
     for k, v in doc.get("metrics", {}).items():
         print(f"  {k} = {v}", file=out)
     for c in doc.get("checks", []):
-        print(f"  [{'pass' if c['passed'] else 'FAIL'}] {c['name']}: {c['value']} (expected {c['expected']})", file=out)
+        why = f"; not shown here: {c['not_shown']}" if c.get("not_shown") else ""
+        print(f"  [{checks.status(c)}] {c['name']}: {c['value']} (expected {c['expected']}{why})", file=out)
 
 
 # Files a reference run keeps: the raw data the chapter recomputes everything from, compactly.

@@ -22,7 +22,7 @@ from pathlib import Path
 from perflab.config import manifest as manifest_mod
 from perflab.config import params as params_mod
 from perflab.run import progress, provenance
-from perflab.infra import cleanup, labels, ledger, seccomp
+from perflab.infra import cleanup, labels, ledger, limits, scratch, seccomp
 from perflab.run.record import RunRecord
 
 REFERENCE = "reference"
@@ -80,7 +80,10 @@ class Session:
         return repeat_dirs(self.reference_dir())
 
     def module(self):
-        return self.lab.load_module()
+        """The lab's module, checked against the lab contract (perflab.run.labcontract)."""
+        from perflab.run import labcontract
+
+        return labcontract.load(self.lab)
 
     # -- running --
     def execute(self) -> None:
@@ -88,7 +91,7 @@ class Session:
         if not self.live:
             return
         mod = self.module()
-        self._plan = list(mod.plan(self.params)) if hasattr(mod, "plan") else []
+        self._plan = list(mod.plan(self.params))
         if self._plan:
             progress.append(self.data_dir, {"event": "plan", "plan": self._plan})
             total = sum(p[1] for p in self._plan)
@@ -129,11 +132,24 @@ class Session:
             self.record.metric(**kv)
 
     def check(self, name: str, passed: bool, value, expected: str) -> bool:
-        item = {"name": name, "passed": bool(passed), "value": value, "expected": expected}
-        self.checks = [c for c in self.checks if c["name"] != name] + [item]
+        """A check written out in the chapter (the older form; a lab's CHECKS declare them once)."""
+        return self._add({"name": name, "passed": bool(passed), "value": value, "expected": expected})
+
+    def verify(self, declared, metrics: dict | None = None) -> list[dict]:
+        """Evaluate a lab's declared checks (perflab.analysis.checks.Check) on this run's metrics and
+        parameters, record each, and return the outcomes. Call finish() to show them."""
+        from perflab.analysis import checks
+
+        outcomes = checks.evaluate(list(declared), self.metrics if metrics is None else metrics, self.params)
+        for o in outcomes:
+            self._add(o)
+        return outcomes
+
+    def _add(self, item: dict) -> bool:
+        self.checks = [c for c in self.checks if c["name"] != item["name"]] + [item]
         if self.record:
-            self.record.check(name, passed, value, expected)
-        return bool(passed)
+            self.record.check(item["name"], item["passed"], item["value"], item["expected"], item.get("not_shown"))
+        return bool(item["passed"])
 
     def table(self, df, caption: str | None = None):
         """A table as the book shows its tables (the module's `table`)."""
@@ -222,11 +238,16 @@ class Session:
         its data does not show). In live mode the runner turns a failed check into its exit code."""
         import pandas as pd
 
+        from perflab.analysis import checks as checks_mod
+
         df = pd.DataFrame({"check": [c["name"] for c in self.checks],
-                           "result": ["pass" if c["passed"] else "FAIL" for c in self.checks],
+                           "result": [checks_mod.status(c) for c in self.checks],
                            "value": [_shown(c["value"]) for c in self.checks],
                            "expected": [c["expected"] for c in self.checks]})
-        failed = [c["name"] for c in self.checks if not c["passed"]]
+        not_shown = [c for c in self.checks if checks_mod.status(c) == checks_mod.NOT_SHOWN]
+        if not_shown:   # why this machine could not show it, measured by this run
+            df["not shown here because"] = [c.get("not_shown", "") for c in self.checks]
+        failed = [c["name"] for c in self.checks if checks_mod.failed(c)]
         self.sanity_findings()
         if self.ledger:
             # The kernel is about to finish: it is no longer a process to reclaim.
@@ -244,11 +265,15 @@ class Session:
                 raise CheckFailed("the reference's recorded checks differ from the ones recomputed from its "
                                   "raw data (re-record it: scripts/perflab references " + self.lab.name
                                   + "): " + "; ".join(drift))
-        return _table(df, f"Checks ({len(self.checks)}: {len(self.checks) - len(failed)} passed)")
+        passed = len(self.checks) - len(failed) - len(not_shown)
+        return _table(df, f"Checks ({len(self.checks)}: {passed} passed"
+                          + (f", {len(not_shown)} not shown on this machine" if not_shown else "") + ")")
 
     def recorded_drift(self) -> list[str]:
         """Reference mode: how the checks recomputed now differ from the ones recorded in run.json
         when the reference ran (a check added, dropped, passing differently, or with another value)."""
+        from perflab.analysis import checks as checks_mod
+
         doc = json.loads((self.data_dir / "run.json").read_text())
         rec = {c["name"]: c for c in doc.get("checks", [])}
         now = {c["name"]: c for c in self.checks}
@@ -256,9 +281,8 @@ class Session:
         out += [f"recorded '{n}' is no longer a check" for n in rec if n not in now]
         for n in now.keys() & rec.keys():
             a, b = now[n], rec[n]
-            if bool(a["passed"]) != bool(b["passed"]):
-                out.append(f"'{n}' {'passes' if a['passed'] else 'fails'} now, "
-                           f"{'passed' if b['passed'] else 'failed'} when recorded")
+            if checks_mod.status(a) != checks_mod.status(b):
+                out.append(f"'{n}' is '{checks_mod.status(a)}' now, '{checks_mod.status(b)}' when recorded")
             elif not _same(a["value"], b["value"]):
                 out.append(f"'{n}' is {a['value']!r} now, {b['value']!r} when recorded")
         return out
@@ -347,7 +371,7 @@ def create_run(m: manifest_mod.Manifest, lab: manifest_mod.Lab, preset: str, val
         "params_text": params_mod.describe(values, lab),
         # which seccomp filter each of the lab's images runs under (Topology applies the same)
         "provenance": {**provenance.collect(m.root), "seccomp": seccomp.provenance(m, lab.images),
-                       "started": provenance.now_iso()},
+                       "scratch": scratch.describe(), "cpu_limit": limits.cpus(), "started": provenance.now_iso()},
     }
     if variant is not None:
         doc = variant.mask_run_doc(doc)

@@ -1,16 +1,5 @@
-"""Lab `heatmaps` (chapter "Reading latency heat maps", chapters/heatmaps.md).
-
-Topology: one Docker volume (on the host's disk) holding one file, and one fio container reading
-it with two concurrent jobs: `cached` (buffered, after pre-reading the file) and `direct`
-(O_DIRECT). What is real: fio, the container, the page cache, the disk. Nothing is emulated.
-
-plan() gives the phases and their expected durations; run() produces, under the run directory:
-  fio/two-bands.fio         the job file as run (parameters applied)
-  fio/two-bands.json        fio's JSON output
-  fio/<job>_clat.N.log      per-I/O completion latencies   (capture=perio)
-  fio/<job>_clat_hist.N.log histogram logs, 1 s intervals  (capture=hist)
-load() reads them back (from a live run or the reference run) for the chapter.
-"""
+"""The heatmaps lab's reading of a run: heat maps per job and for both, fio's summary, the headline
+numbers (summary), and the 2009 figures they are set beside. Reads a live run or the reference alike."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,63 +7,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from perflab.fio import jobs as fio, logs as fiolog
 from perflab.analysis import heatmap
-from perflab.infra.containers import Topology
+from perflab.fio import logs as fiolog
 
-JOB = "two-bands"
-JOBS = ("cached", "direct")
+from .experiment import JOB, JOBS
+
 #: Latency ranges (ns) used to describe where the cached job's reads fell.
-CACHED_FAST_NS = 10_000                 # a memory copy plus a system call
+CACHED_FAST_NS = 10_000                 # a system call that copies a few KiB: see fast_ns()
 CACHED_MID_NS = (15_000, 30_000)        # the fainter band near 20 us
 CACHED_SLOW_NS = (50_000, 200_000)      # as slow as the direct (disk) reads
 EARLY_S = 15.0                          # the first seconds, right after fio laid out the file
 #: 2009: "Hybrid Storage Pool top speeds" (Brendan Gregg, 2009), NFSv3 512-byte random reads.
 FIGURES_2009 = {"dram_us": (0, 10), "disk_us": (1900, 9700)}
-FILL_RATE = 150e6  # bytes/s assumed for laying out and pre-reading the file (for the time estimate)
-
-
-def plan(p: dict) -> list[tuple[str, float]]:
-    prep = 2 * p["file_size"] / FILL_RATE + 3
-    return [("prepare", 5.0), ("fio", prep + p["runtime"] + 3), ("collect", 2.0)]
-
-
-def rates_iops(p: dict) -> dict:
-    direct = max(1, round(p["rate_iops"] * p["direct_share"]))
-    return {"cached": p["rate_iops"] - direct, "direct": direct}
-
-
-def job_file(s) -> fio.JobFile:
-    p = s.params
-    jf = fio.JobFile.load(s.lab.jobs_dir / f"{JOB}.fio")
-    jf.apply({"global": {"filename": "/data/heatmaps.dat", "size": p["file_size"], "bs": p["bs"],
-                         "runtime": int(p["runtime"])}})
-    rates = rates_iops(p)
-    for job in JOBS:
-        jf.set(job, "rate_iops", rates[job])
-        if p["capture"] == "hist":
-            jf.apply({job: {"write_lat_log": None, "write_hist_log": job, "log_hist_msec": 1000}})
-        else:
-            jf.apply({job: {"write_lat_log": job, "log_avg_msec": 0}})
-    return jf
-
-
-def run(s) -> None:
-    tag = s.manifest.images["fio"].tag
-    out = s.path("fio")
-    out.mkdir(exist_ok=True)
-    job = job_file(s).write(out / f"{JOB}.fio")
-    with Topology(s.run_id, s.lab.name) as topo:
-        with s.phase("prepare"):
-            vol = topo.volume("data")
-            version = fio.version(topo, tag)
-            s.provenance(fio_version=version)
-        with s.phase("fio"):
-            fio.run_in_container(topo, tag, job, out, JOB, volumes={vol.name: {"bind": "/data", "mode": "rw"}},
-                                 timeout=3600)
-    with s.phase("collect"):
-        d = load(s.data_dir)
-        s.metric(**summary(d))
 
 
 def _logs(base: Path, job: str, hist: bool) -> list[Path]:
@@ -94,11 +38,24 @@ def load(data_dir: Path, sub: int = 8) -> dict:
             raise FileNotFoundError(f"no latency log for job {job} under {data_dir / 'fio'}")
         maps[job] = (heatmap.from_hist_log if hist else heatmap.from_lat_log)(paths, sub=sub)
     maps["both"] = maps["cached"] + maps["direct"]
+    jobs = {j["jobname"]: j for j in result.get("jobs", [])}
+    read = {name: j["read"] for name, j in jobs.items()}
     return {"maps": maps, "jobs": fiolog.job_table(result), "capture": "hist" if hist else "perio",
-            "fio_version": result.get("fio version")}
+            "fio_version": result.get("fio version"),
+            # what the job file asked for, as fio ran it: each job's rate, and the block size it read
+            "rates_set": {name: int(j["job options"]["rate_iops"]) for name, j in jobs.items()
+                          if "rate_iops" in j.get("job options", {})},
+            "bs": round(read["cached"]["io_bytes"] / read["cached"]["total_ios"]) if read["cached"]["total_ios"] else 0}
 
 
-def _count(hm, t_from, t_to) -> int:
+def fast_ns(bs: int) -> float:
+    """The slowest read this chapter counts as a page-cache hit, a memory copy plus a system call:
+    CACHED_FAST_NS, plus the copy of `bs` bytes at 1 GB/s (a floor that any machine of the last
+    fifteen years beats several times over), so that the line moves with the block size, not the machine."""
+    return CACHED_FAST_NS + bs
+
+
+def count_between(hm, t_from, t_to) -> int:
     """I/Os in the columns that start in [t_from, t_to) seconds."""
     dist = hm.distribution(t_from, t_to)
     return int(dist["count"].sum() + dist.attrs["overflow"])
@@ -117,11 +74,11 @@ def summary(d: dict) -> dict:
     both = d["maps"]["both"]
     cached, direct = d["maps"]["cached"], d["maps"]["direct"]
     half = cached.n_columns * cached.col_s / 2
-    slow_first = cached.fraction_between(*CACHED_SLOW_NS, None, half) * _count(cached, None, half)
-    slow_second = cached.fraction_between(*CACHED_SLOW_NS, half, None) * _count(cached, half, None)
+    slow_first = cached.fraction_between(*CACHED_SLOW_NS, None, half) * count_between(cached, None, half)
+    slow_second = cached.fraction_between(*CACHED_SLOW_NS, half, None) * count_between(cached, half, None)
     ms = (1e6, float("inf"))
-    direct_ms_early = direct.fraction_between(*ms, None, EARLY_S) * _count(direct, None, EARLY_S)
-    direct_ms_late = direct.fraction_between(*ms, EARLY_S, None) * _count(direct, EARLY_S, None)
+    direct_ms_early = direct.fraction_between(*ms, None, EARLY_S) * count_between(direct, None, EARLY_S)
+    direct_ms_late = direct.fraction_between(*ms, EARLY_S, None) * count_between(direct, EARLY_S, None)
     late_s = direct.n_columns * direct.col_s - EARLY_S
     return {
         "cached_p50_us": round(c50 / 1000, 2),
@@ -134,11 +91,17 @@ def summary(d: dict) -> dict:
         "ios": int(n.sum()),
         "iops_cached": round(float(jobs.loc["cached", "iops"]), 1),
         "iops_direct": round(float(jobs.loc["direct", "iops"]), 1),
+        "rate_set_cached": d["rates_set"].get("cached"),
+        "rate_set_direct": d["rates_set"].get("direct"),
+        # one reader that waits for each read (psync, queue depth 1) issues at most 1 / its mean time
+        "direct_qd1_max_iops": round(1e6 / (float(jobs.loc["direct", "clat_mean_ns"]) / 1000), 1),
         # each job's mean (fio's clat mean): the mean of all reads is their weighted mean
         "cached_mean_us": round(float(jobs.loc["cached", "clat_mean_ns"]) / 1000, 2),
         "direct_mean_us": round(float(jobs.loc["direct", "clat_mean_ns"]) / 1000, 2),
         # where the cached job's reads fell (shares of its reads, from its heat map)
-        "cached_fast_share": round(float(cached.fraction_between(0, CACHED_FAST_NS)), 4),
+        "cached_fast_share": round(float(cached.fraction_between(0, fast_ns(d["bs"]))), 4),
+        "cached_fast_us": round(fast_ns(d["bs"]) / 1000, 1),
+        "bs_bytes": int(d["bs"]),
         "cached_mid_share": round(float(cached.fraction_between(*CACHED_MID_NS)), 4),
         "cached_mid_side_share": round(float(cached.fraction_between(10_000, CACHED_MID_NS[0])
                                        + cached.fraction_between(CACHED_MID_NS[1], CACHED_SLOW_NS[0])), 4),
@@ -151,6 +114,12 @@ def summary(d: dict) -> dict:
         "direct_ms_rate_early_late": (round(float((direct_ms_early / EARLY_S) / (direct_ms_late / late_s)), 1)
                                       if direct_ms_late else None),
     }
+
+
+def ios_between(hm, lo_ns, hi_ns, t_from, t_to) -> int:
+    """I/Os of `hm` with latency in [lo_ns, hi_ns) in the columns that start in [t_from, t_to) s."""
+    frac = hm.fraction_between(lo_ns, hi_ns, t_from, t_to)
+    return 0 if frac != frac else round(frac * count_between(hm, t_from, t_to))
 
 
 def mixed_percentile(d: dict, direct_share: float, q: float) -> float:

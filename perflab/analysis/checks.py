@@ -1,0 +1,170 @@
+"""A chapter's checks, each declared once.
+
+A check is one claim the chapter makes about its data, declared as data: the claim's words, the
+value it reads (a metric, or a function of the metrics and parameters), a comparison and its bound
+(a number, another metric, or a function of them), and, where a machine may be unable to show the
+phenomenon at all, the *measured* reason it cannot::
+
+    Check("bands an order of magnitude apart", "band_ratio", ">=", 10, about="direct median / cached median")
+    Check("the direct job ran at its set rate", "iops_direct", ">=", lambda m, p: 0.9 * rates(p)["direct"],
+          bound_about="90% of its set rate", unless=disk_too_slow)
+
+From that one declaration follow the condition, the "expected" text (">= 10 (direct median / cached
+median)"), the value shown, the chapter's table, the reference build's recomputation, and the unit
+tests on both sides of every bound (:func:`probe` moves a check's value to either side of it).
+
+**"Not shown here".** `unless(m, p)` returns a sentence naming what this run measured of the machine
+that keeps it from showing the phenomenon (a disk too slow for the set rate, with the disk's measured
+time), or None. It is asked only when the claim does not hold, so it can never turn a pass into
+anything else, and a check without `unless` can only pass or fail. The outcome is then neither a pass
+nor a fail: run.json keeps ``"passed": null`` and the reason (``"not_shown"``), the page shows it as
+"not shown here", and the exit status is not a failure. An `unless` must test a measured condition of
+the machine, never the claim's own value alone, or it would hide a real failure: each lab's unit tests
+give it made-up metrics of a machine that can show the phenomenon but did not, and expect a fail.
+"""
+from __future__ import annotations
+
+import math
+import operator
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+__all__ = ["Check", "PASS", "FAIL", "NOT_SHOWN", "audit", "status", "failed", "evaluate", "probe"]
+
+PASS, FAIL, NOT_SHOWN = "pass", "FAIL", "not shown here"
+
+#: the comparisons a check may make
+OPS: dict[str, Callable[[Any, Any], bool]] = {
+    ">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq, "!=": operator.ne,
+}
+
+#: a value or bound: a metric's name, a number (bounds only), or a function of (metrics, parameters)
+Source = "str | float | Callable[[Mapping, Mapping], Any]"
+
+
+def _read(src, m: Mapping, p: Mapping):
+    if callable(src):
+        return src(m, p)
+    if isinstance(src, str):
+        if src not in m:
+            raise KeyError(f"the run has no metric '{src}'")
+        return m[src]
+    return src
+
+
+def _num(x) -> str:
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, int):
+        return f"{x:,}"
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            return str(x)
+        return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+    return str(x)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One claim about a run. `value` and `bound` are metric names, numbers (bound) or functions of
+    (metrics, parameters); `about` says in words what the value is, `bound_about` what a computed
+    bound is (`about` may name metrics as {name}); `unit` follows numbers in the expected text; `unless(m, p)` the measured reason a
+    machine cannot show it (see the module's docstring)."""
+    name: str
+    value: Any
+    op: str
+    bound: Any
+    about: str = ""
+    bound_about: str = ""
+    unit: str = ""
+    unless: Callable[[Mapping, Mapping], str | None] | None = field(default=None, compare=False)
+    asks: str = "nothing of its speed: a shape of the run's own data"
+
+    @property
+    def not_shown_when(self) -> str:
+        """When this check says "not shown here" (the first line of its `unless`'s docstring), or "-"."""
+        doc = (getattr(self.unless, "__doc__", None) or "").strip()
+        return doc.split("\n\n")[0].replace("\n", " ") if self.unless is not None else "never: it passes or fails"
+
+    def __post_init__(self):
+        if self.op not in OPS:
+            raise ValueError(f"check '{self.name}': op {self.op!r} is not one of {', '.join(OPS)}")
+        if not self.name.strip():
+            raise ValueError("a check needs a name: the claim it tests")
+
+    def expected(self, m: Mapping, p: Mapping | None = None) -> str:
+        """The "expected" column: the comparison with its bound as this run computes it."""
+        b = _read(self.bound, m, p or {})
+        unit = f" {self.unit}" if self.unit else ""
+        text = f"{self.op} {_num(b)}{unit}"
+        if self.bound_about or isinstance(self.bound, str):
+            text += f" ({self.bound_about or self.bound})"
+        about = self.about.format_map({k: _num(v) for k, v in m.items()}) if "{" in self.about else self.about
+        return f"{about} {text}" if about else text
+
+    def evaluate(self, m: Mapping, p: Mapping | None = None) -> dict:
+        """The outcome as run.json keeps it: name, passed (True, False, or None when not shown here),
+        value, expected, and the reason where not shown."""
+        p = p or {}
+        v, b = _read(self.value, m, p), _read(self.bound, m, p)
+        ok = v is not None and b is not None and not _nan(v) and not _nan(b) and bool(OPS[self.op](v, b))
+        out = {"name": self.name, "passed": ok, "value": _plain(v), "expected": self.expected(m, p)}
+        if not ok and self.unless is not None:
+            reason = self.unless(m, p)
+            if reason:
+                out["passed"] = None
+                out["not_shown"] = str(reason)
+        return out
+
+
+def _nan(x) -> bool:
+    return isinstance(x, float) and x != x
+
+
+def _plain(v):
+    """A value as JSON keeps it (numpy scalars as Python numbers)."""
+    item = getattr(v, "item", None)
+    return item() if callable(item) and not isinstance(v, (list, tuple, dict)) else v
+
+
+def audit(checks: list[Check]) -> list[dict]:
+    """What each check asks of the machine, and when it says "not shown here": the chapter's audit table."""
+    return [{"check": c.name, "asks of the machine": c.asks, "not shown here when": c.not_shown_when}
+            for c in checks]
+
+
+def evaluate(checks: list[Check], m: Mapping, p: Mapping | None = None) -> list[dict]:
+    names = [c.name for c in checks]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise ValueError(f"checks declared twice: {', '.join(sorted(dup))}")
+    return [c.evaluate(m, p) for c in checks]
+
+
+def status(outcome: Mapping) -> str:
+    """pass, FAIL or not shown here, from a check as run.json keeps it."""
+    if outcome.get("passed") is None:
+        return NOT_SHOWN if outcome.get("not_shown") else FAIL
+    return PASS if outcome["passed"] else FAIL
+
+
+def failed(outcome: Mapping) -> bool:
+    """A check that failed: not a pass, and not a "not shown here" with its reason."""
+    return status(outcome) == FAIL
+
+
+def probe(check: Check, m: Mapping, p: Mapping | None = None, side: str = "pass") -> dict:
+    """`m` with the check's value (a metric, when `value` names one) moved just to the passing or
+    failing side of its bound, for unit tests: the check's own declaration says where the line is."""
+    if not isinstance(check.value, str):
+        raise ValueError(f"check '{check.name}': probe moves a metric; its value is computed")
+    p = p or {}
+    b = _read(check.bound, m, p)
+    if isinstance(b, bool) or check.op in ("==", "!="):
+        flip = {"==": (b, not b if isinstance(b, bool) else None), "!=": (not b if isinstance(b, bool) else None, b)}
+        good, bad = flip.get(check.op, (b, not b))
+    else:
+        eps = max(abs(b) * 1e-3, 1e-9)
+        above, below = b + eps, b - eps
+        good, bad = {">=": (b, below), ">": (above, b), "<=": (b, above), "<": (below, b)}[check.op]
+    return {**m, check.value: good if side == "pass" else bad}

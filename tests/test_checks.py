@@ -1,0 +1,74 @@
+"""perflab.analysis.checks: one declaration gives the condition, the expected text and the value;
+"not shown here" only with a measured reason, and only where the claim does not hold."""
+import json
+
+import pytest
+
+from perflab.analysis import checks
+from perflab.analysis.checks import Check
+
+
+def test_expected_text_and_value_come_from_the_declaration():
+    c = Check("bands apart", "ratio", ">=", 10, about="direct median / cached median")
+    o = c.evaluate({"ratio": 39.0})
+    assert o == {"name": "bands apart", "passed": True, "value": 39.0, "expected": "direct median / cached median >= 10"}
+    c = Check("below", "a", "<", "b", unit="us", bound_about="the direct median")
+    assert c.evaluate({"a": 2.5, "b": 96.0})["expected"] == "< 96 us (the direct median)"
+    c = Check("share", "s", ">", 0.5, about="share under {line} us")
+    assert c.evaluate({"s": 0.9, "line": 14.1})["expected"] == "share under 14.1 us > 0.5"
+
+
+@pytest.mark.parametrize("op", sorted(set(checks.OPS) - {"==", "!="}))
+def test_probe_puts_a_metric_on_either_side_of_the_bound(op):
+    c = Check("c", "x", op, lambda m, p: m["y"] * 2)
+    m = {"x": 0.0, "y": 21.0}
+    assert checks.status(c.evaluate(checks.probe(c, m, side="pass"))) == checks.PASS
+    assert checks.status(c.evaluate(checks.probe(c, m, side="fail"))) == checks.FAIL
+
+
+def test_not_shown_only_with_a_reason_and_only_when_the_claim_fails():
+    said = []
+
+    def unless(m, p):
+        said.append(1)
+        return "the disk took 6,324 us per read" if m["slow_disk"] else None
+
+    c = Check("rate reached", "iops", ">=", 180, unless=unless)
+    assert c.evaluate({"iops": 200, "slow_disk": True})["passed"] is True and not said   # never asked on a pass
+    o = c.evaluate({"iops": 152, "slow_disk": True})
+    assert o["passed"] is None and o["not_shown"].startswith("the disk took") and checks.status(o) == checks.NOT_SHOWN
+    assert not checks.failed(o)
+    o = c.evaluate({"iops": 152, "slow_disk": False})
+    assert o["passed"] is False and "not_shown" not in o and checks.failed(o)
+    # a null without its reason (an edited run.json) is a failure, not a "not shown"
+    assert checks.failed({"name": "x", "passed": None})
+
+
+def test_missing_values_fail_and_missing_metrics_are_named():
+    c = Check("c", "x", ">", 1)
+    assert c.evaluate({"x": None})["passed"] is False
+    assert c.evaluate({"x": float("nan")})["passed"] is False
+    with pytest.raises(KeyError, match="no metric 'x'"):
+        c.evaluate({})
+
+
+def test_outcomes_are_json_and_declarations_are_checked():
+    import numpy as np
+
+    o = Check("c", lambda m, p: np.float64(2.5), ">", 1).evaluate({})
+    assert json.loads(json.dumps(o))["value"] == 2.5
+    with pytest.raises(ValueError, match="op '=>'"):
+        Check("c", "x", "=>", 1)
+    with pytest.raises(ValueError, match="declared twice: c"):
+        checks.evaluate([Check("c", "x", ">", 1), Check("c", "x", "<", 1)], {"x": 0})
+
+
+def test_audit_says_what_each_check_asks_and_when_it_is_not_shown():
+    def unless(m, p):
+        """The disk cannot serve the set rate.
+
+        More detail."""
+    rows = checks.audit([Check("a", "x", ">", 1, asks="a slow enough disk", unless=unless), Check("b", "x", ">", 1)])
+    assert rows[0] == {"check": "a", "asks of the machine": "a slow enough disk",
+                       "not shown here when": "The disk cannot serve the set rate."}
+    assert rows[1]["not shown here when"].startswith("never")

@@ -1,0 +1,78 @@
+"""The machine-conditions harness (perflab.run.conditions): a cell is the run's own verdict, "not shown
+here" only where the run said so with its reasons; the status page's table reads the matrix."""
+import json
+
+import pytest
+
+from perflab.run import conditions
+
+
+def _run(tmp_path, status="complete", checks=(), ledger=""):
+    d = tmp_path / "run-1"
+    d.mkdir()
+    (d / "run.json").write_text(json.dumps({"run_id": d.name, "status": status, "checks": list(checks),
+                                            "error": None if status == "complete" else "fio exited 1",
+                                            "provenance": {"duration_s": 31.0}}))
+    (d / "resources.jsonl").write_text(ledger)
+    return d
+
+
+PASS = {"name": "a", "passed": True, "value": 1, "expected": ">= 1"}
+NOT_SHOWN = {"name": "b", "passed": None, "value": 128, "expected": ">= 180", "not_shown": "the disk took 7.8 ms"}
+FAIL = {"name": "c", "passed": False, "value": 0, "expected": "> 0"}
+
+
+def test_cells_are_the_runs_own_verdicts(tmp_path):
+    assert conditions.judge(_run(tmp_path, checks=[PASS]), 0, "", None)["status"] == "pass"
+
+
+def test_not_shown_carries_the_runs_reasons(tmp_path):
+    cell = conditions.judge(_run(tmp_path, checks=[PASS, NOT_SHOWN]), 0, "", None)
+    assert cell["status"] == "not shown here" and cell["not_shown"] == {"b": "the disk took 7.8 ms"}
+    assert cell["checks"] == "1/2 passed"
+
+
+def test_a_failed_check_wins_over_not_shown(tmp_path):
+    cell = conditions.judge(_run(tmp_path, checks=[NOT_SHOWN, FAIL]), 1, "", None)
+    assert cell["status"] == "FAIL" and cell["failed"] == ["c"]
+
+
+def test_a_run_that_did_not_complete_is_an_error(tmp_path):
+    cell = conditions.judge(_run(tmp_path, status="failed"), 3, "", None)
+    assert cell == {"status": "error", "error": "fio exited 1", "exit": 3, "run": "run-1"}
+    assert conditions.judge(None, 2, "perflab run: refused, nothing was created: x\n", None)["error"].endswith(": x")
+
+
+def test_slow_disk_cells_say_whether_the_lab_used_the_disk(tmp_path):
+    scratch = tmp_path / "scratch"
+    used = _run(tmp_path, checks=[PASS], ledger=json.dumps({"kind": "path", "id": f"{scratch}/perflab-run-1"}))
+    assert conditions.judge(used, 0, "", scratch)["used_condition"] is True
+    (used / "resources.jsonl").write_text("")
+    assert conditions.judge(used, 0, "", scratch)["used_condition"] is False
+
+
+def test_unknown_conditions_are_refused_before_anything_runs(manifest):
+    from perflab.errors import Refused
+
+    with pytest.raises(Refused, match="slow-dsik.*allowed: busy-cpu"):
+        conditions.run(manifest, ["heatmaps"], ["slow-dsik"])
+
+
+def test_the_status_page_table(manifest, tmp_path, monkeypatch):
+    from perflab.book import status
+
+    m = type(manifest)(**{**manifest.__dict__, "root": tmp_path})
+    (tmp_path / conditions.MATRIX).parent.mkdir(parents=True)
+    cell = {"measured_at": "2026-11-26T19:00:00+00:00", "commit": "0123456789", "dirty": False}
+    (tmp_path / conditions.MATRIX).write_text(json.dumps({"cells": {"heatmaps": {
+        "slow-disk": {**cell, "status": "not shown here", "checks": "6/7 passed", "not_shown": {"b": "the disk took 7.8 ms"},
+                      "condition": {"random_4k_read_ms": 12.3}},
+        "busy-cpu": {**cell, "status": "pass", "checks": "7/7 passed"},
+        "less-cpu": {**cell, "status": "FAIL", "failed": ["c"]}}}}))
+    df, notes = status.conditions_table(m)
+    row = df.set_index("lab").loc["heatmaps"]
+    assert row["busy-cpu"] == "pass (7/7 passed)"
+    assert row["slow-disk"] == "pass, 1 not shown here: *b*: the disk took 7.8 ms"
+    assert row["less-cpu"] == "FAIL: c" and row["trixie"] == "not measured yet"
+    assert df.set_index("lab").loc["ht", "busy-cpu"] == "not measured yet"
+    assert any("random 4k read ms 12.3" in n for n in notes) and "at commit 0123456" in notes[-1]
