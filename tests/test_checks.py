@@ -20,7 +20,7 @@ def test_expected_text_and_value_come_from_the_declaration():
 
 @pytest.mark.parametrize("op", sorted(set(checks.OPS) - {"==", "!="}))
 def test_probe_puts_a_metric_on_either_side_of_the_bound(op):
-    c = Check("c", "x", op, lambda m, p: m["y"] * 2)
+    c = Check("c", "x", op, (lambda m, p: (m["y"], m["y"] * 2)) if op == "between" else (lambda m, p: m["y"] * 2))
     m = {"x": 0.0, "y": 21.0}
     assert checks.status(c.evaluate(checks.probe(c, m, side="pass"))) == checks.PASS
     assert checks.status(c.evaluate(checks.probe(c, m, side="fail"))) == checks.FAIL
@@ -72,3 +72,13 @@ def test_audit_says_what_each_check_asks_and_when_it_is_not_shown():
     assert rows[0] == {"check": "a", "asks of the machine": "a slow enough disk",
                        "not shown here when": "The disk cannot serve the set rate."}
     assert rows[1]["not shown here when"].startswith("never")
+
+
+def test_between_only_if_and_show():
+    c = Check("work stays", "r", "between", (0.8, 1.25), about="work with the hog / alone",
+              show=lambda m, p: f"{m['r']} of alone")
+    o = c.evaluate({"r": 1.3})
+    assert o["passed"] is False and o["expected"] == "work with the hog / alone between 0.8 and 1.25"
+    assert o["value"] == "1.3 of alone"
+    gated = Check("hog", "r", ">", 0, only_if=lambda m, p: m.get("r") is not None)
+    assert checks.evaluate([gated], {"r": None}) == [] and len(checks.evaluate([gated], {"r": 1})) == 1

@@ -10,6 +10,7 @@ import pytest
 from perflab.errors import Failed
 from perflab.config import manifest as manifest_mod
 from perflab.config import params as params_mod
+from perflab.infra import cpuacct, perfstat
 
 KiB, MiB, GiB = 1024, 1 << 20, 1 << 30
 
@@ -118,7 +119,7 @@ def test_the_hidden_set_leaves_its_size_out_of_every_file(lab, schema):
         assert lab.public(hidden[0])["set"] == 0 and hidden[0]["set"] == size
         job = lab.job_for(_S(p), hidden[0], 1, 0)
         assert job.get("global", "filename") == "/data/hidden.dat" and job.get("global", "size") is None
-        assert str(size) not in job.text() and lab.fmt_size(size) not in job.text()
+        assert str(size) not in job.text() and params_mod.fmt_size(size) not in job.text()
         assert (size, "hidden.dat") in lab.set_files(p)
         assert dict(lab.plan(p))["hidden set"] > 0
 
@@ -136,18 +137,18 @@ def test_hidden_set_metrics_name_the_nearer_set_on_a_log_scale(lab):
 
 def test_proc_cgroup_v1_and_v2(lab):
     v1 = "12:cpuset:/docker/abc\n4:cpu,cpuacct:/docker/abc\n1:name=systemd:/docker/abc\n0::/system.slice\n"
-    g = lab.parse_proc_cgroup(v1)
+    g = cpuacct.parse_proc_cgroup(v1)
     assert g["cpuacct"] == g["cpu"] == "/docker/abc" and g[""] == "/system.slice"
-    assert lab.parse_proc_cgroup("0::/system.slice/docker-abc.scope\n") == {"": "/system.slice/docker-abc.scope"}
+    assert cpuacct.parse_proc_cgroup("0::/system.slice/docker-abc.scope\n") == {"": "/system.slice/docker-abc.scope"}
 
 
 def test_cgroup_cpu_time_v1_per_cpu_and_v2(lab, tmp_path):
     f1 = tmp_path / "cpuacct.usage_percpu"
     f1.write_text("123 456789 \n")
-    assert lab.read_cpu_ns(f1, "v1") == [123, 456789]
+    assert cpuacct.read_cpu_ns(f1, "v1") == [123, 456789]
     f2 = tmp_path / "cpu.stat"
     f2.write_text("usage_usec 2500\nuser_usec 2000\nsystem_usec 500\n")
-    assert lab.read_cpu_ns(f2, "v2") == [2_500_000]
+    assert cpuacct.read_cpu_ns(f2, "v2") == [2_500_000]
 
 
 def test_proc_io(lab):
@@ -158,15 +159,15 @@ def test_proc_io(lab):
 
 def test_perf_csv_counting_and_not_supported(lab):
     ok = "# started on x\n\n8123456789,,cycles,2000000000,100.00,,\n1234567890,,instructions,2000000000,100.00,0.15,insn per cycle\n"
-    ev = lab.parse_perf_csv(ok)
+    ev = perfstat.parse_perf_csv(ok)
     assert ev["cycles"]["value"] == 8123456789 and ev["instructions"]["value"] == 1234567890
-    assert lab.cpi_from_perf(ev) == pytest.approx(8123456789 / 1234567890, abs=1e-3)
+    assert perfstat.cpi_from_perf(ev) == pytest.approx(8123456789 / 1234567890, abs=1e-3)
     no = "<not supported>,,cycles,0,100.00,,\n<not supported>,,instructions,0,100.00,,\n"
-    ev = lab.parse_perf_csv(no)
+    ev = perfstat.parse_perf_csv(no)
     assert ev["cycles"] == {"value": None, "raw": "<not supported>"}
-    assert lab.cpi_from_perf(ev) is None
+    assert perfstat.cpi_from_perf(ev) is None
     # perf's event names may carry modifiers (cycles:u); the CPI still comes out.
-    assert lab.cpi_from_perf(lab.parse_perf_csv("300,,cycles:u,1,100.00,,\n100,,instructions:u,1,100.00,,\n")) == 3.0
+    assert perfstat.cpi_from_perf(perfstat.parse_perf_csv("300,,cycles:u,1,100.00,,\n100,,instructions:u,1,100.00,,\n")) == 3.0
 
 
 def _fake_perf(tmp_path, stderr_text, code=0):
@@ -178,15 +179,15 @@ def _fake_perf(tmp_path, stderr_text, code=0):
 
 
 def test_counter_probe_says_why_not_in_perfs_words(lab, tmp_path):
-    no = lab.probe_counters(_fake_perf(tmp_path, "<not supported>,,cycles,0,100.00,,\n<not supported>,,instructions,0,100.00,,\n"))
+    no = perfstat.probe_counters(_fake_perf(tmp_path, "<not supported>,,cycles,0,100.00,,\n<not supported>,,instructions,0,100.00,,\n"))
     assert no["supported"] is False
     assert no["message"] == ("not supported: perf stat -e cycles,instructions: <not supported> cycles, "
                              "<not supported> instructions")
-    yes = lab.probe_counters(_fake_perf(tmp_path, "1000,,cycles,1,100.00,,\n900,,instructions,1,100.00,,\n"))
+    yes = perfstat.probe_counters(_fake_perf(tmp_path, "1000,,cycles,1,100.00,,\n900,,instructions,1,100.00,,\n"))
     assert yes["supported"] is True and yes["version"] == "perf version 0.test"
-    err = lab.probe_counters(_fake_perf(tmp_path, "Error:\nNo permission to enable cycles event.\n", code=255))
+    err = perfstat.probe_counters(_fake_perf(tmp_path, "Error:\nNo permission to enable cycles event.\n", code=255))
     assert err["supported"] is False and err["message"].endswith("No permission to enable cycles event.")
-    missing = lab.probe_counters(str(tmp_path / "no-such-perf"))
+    missing = perfstat.probe_counters(str(tmp_path / "no-such-perf"))
     assert missing["supported"] is False and missing["message"].startswith("not supported:")
 
 
@@ -211,7 +212,7 @@ def _fio_json(jobs):
         for i, (b, n, usr, sys_) in enumerate(jobs)]}
 
 
-def synthetic_run(tmp_path, lab, counters=False):
+def synthetic_run(tmp_path, lab, counters=False, other_pct=0.0, throttled_pct=0.0):
     """Work per CPU-second: 20 GiB/s from the small file, 8 from the large one, both at ~99% CPU;
     the CPU hog halves CPU and throughput; the memory neighbour costs the large file 15%."""
     d = tmp_path / "run"
@@ -230,7 +231,7 @@ def synthetic_run(tmp_path, lab, counters=False):
     with open(d / "measurements.jsonl", "w") as f:
         for phase, size, b, ncpu, nb, jobs in rows:
             c = {"phase": phase, "set": size, "bs": b, "ncpu": ncpu, "neighbour": nb}
-            name = lab._name(c)
+            name = lab.config_name(c)
             fj = [(int(g * GiB * 3) // b * b, int(g * GiB * 3) // b, 5.0, pct - 5.0) for g, pct in jobs]
             (d / "fio" / f"{name}.json").write_text(json.dumps(_fio_json(fj)))
             rchar = sum(x[0] for x in fj) + 104_000
@@ -238,9 +239,12 @@ def synthetic_run(tmp_path, lab, counters=False):
             if counters:
                 cyc = 3_000_000_000 if size == big else 1_000_000_000
                 (d / "fio" / f"{name}.perf.csv").write_text(f"{cyc},,cycles,1,100.00,,\n1000000000,,instructions,1,100.00,,\n")
+            cg = int(3.1e9 * sum(p for _, p in jobs) / 100 / ncpu * ncpu)
+            # fio's CPUs' busy time in all: fio's container's, plus other work's share of the 3.2 s window
+            busy = cg + int(other_pct / 100 * 3.2e9 * ncpu) if nb is None else cg
             f.write(json.dumps({**c, "name": name, "config": name, "repeat": 1, "cpus": "1", "t0": 0.0, "t1": 3.2,
-                                "cgroup_cpu_ns": [0, int(3.1e9 * sum(p for _, p in jobs) / 100 / ncpu * ncpu)],
-                                "cgroup_kind": "v1"}) + "\n")
+                                "cgroup_cpu_ns": [0, cg], "cgroup_kind": "v1",
+                                "throttled_ns": int(throttled_pct / 100 * 3.2e9), "host_busy_ns": {"1": busy}}) + "\n")
     hw = {"supported": counters, "message": "supported" if counters else
           "not supported: perf stat -e cycles,instructions: <not supported> cycles, <not supported> instructions",
           "fio_cpu": 1, "other_cpu": 0, "caches": {"L1d": 32 * KiB, "L2": MiB, "L3": 32 * MiB}}
@@ -273,7 +277,7 @@ def test_summary_from_a_synthetic_run(lab, tmp_path):
 def test_summary_reports_the_hidden_set_when_there_is_one(lab, tmp_path):
     d = synthetic_run(tmp_path, lab)
     c = {"phase": "hidden set", "set": 0, "bs": 128 * KiB, "ncpu": 1, "neighbour": None, "hidden": True}
-    name = lab._name(c)
+    name = lab.config_name(c)
     fj = [(int(9.0 * GiB * 3) // c["bs"] * c["bs"], int(9.0 * GiB * 3) // c["bs"], 5.0, 94.0)]
     (d / "fio" / f"{name}.json").write_text(json.dumps(_fio_json(fj)))
     (d / "fio" / f"{name}.io").write_text(f"rchar: {fj[0][0] + 104_000}\nwchar: 0\nsyscr: 10\nsyscw: 0\nread_bytes: 0\n")
@@ -295,3 +299,13 @@ def test_figures_build(lab, tmp_path):
     d = lab.load(synthetic_run(tmp_path, lab))
     for fig in (lab.fig_sweep(d), lab.fig_block_sizes(d), lab.fig_neighbours(d), lab.fig_two_cpus(d)):
         assert fig.data
+
+
+def test_cpu_shared_with_other_work_and_a_cpu_limit_are_measured(lab, tmp_path):
+    """The kernel's count of fio's CPU, beside the container's own, gives other work's share; the
+    cgroup's throttled time gives the CPU limit's. A run without either measures none of both."""
+    m = lab.summary(lab.load(synthetic_run(tmp_path / "quiet", lab)))
+    assert m["sweep_other_cpu_pct_max"] == pytest.approx(0.0, abs=0.1) and m["sweep_throttled_pct_max"] == 0.0
+    m = lab.summary(lab.load(synthetic_run(tmp_path / "shared", lab, other_pct=40.0, throttled_pct=25.0)))
+    assert m["sweep_other_cpu_pct_max"] == pytest.approx(40.0, abs=0.2)
+    assert m["sweep_throttled_pct_max"] == pytest.approx(25.0, abs=0.1) and m["dram_throttled_pct"] == pytest.approx(25.0, abs=0.1)

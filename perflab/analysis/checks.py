@@ -36,6 +36,7 @@ PASS, FAIL, NOT_SHOWN = "pass", "FAIL", "not shown here"
 #: the comparisons a check may make
 OPS: dict[str, Callable[[Any, Any], bool]] = {
     ">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq, "!=": operator.ne,
+    "between": lambda v, b: b[0] <= v <= b[1],   # bound: (low, high), both included
 }
 
 #: a value or bound: a metric's name, a number (bounds only), or a function of (metrics, parameters)
@@ -79,6 +80,13 @@ class Check:
     unit: str = ""
     unless: Callable[[Mapping, Mapping], str | None] | None = field(default=None, compare=False)
     asks: str = "nothing of its speed: a shape of the run's own data"
+    only_if: Callable[[Mapping, Mapping], bool] | None = field(default=None, compare=False)
+    show: Callable[[Mapping, Mapping], Any] | None = field(default=None, compare=False)
+
+    def applies(self, m: Mapping, p: Mapping | None = None) -> bool:
+        """False where the run did not measure what the claim is about (`only_if`, e.g. a phase the
+        parameters left out): the check is then not made at all, live and in the reference alike."""
+        return self.only_if is None or bool(self.only_if(m, p or {}))
 
     @property
     def not_shown_when(self) -> str:
@@ -96,7 +104,8 @@ class Check:
         """The "expected" column: the comparison with its bound as this run computes it."""
         b = _read(self.bound, m, p or {})
         unit = f" {self.unit}" if self.unit else ""
-        text = f"{self.op} {_num(b)}{unit}"
+        text = (f"between {_num(b[0])} and {_num(b[1])}{unit}" if self.op == "between"
+                else f"{self.op} {_num(b)}{unit}")
         if self.bound_about or isinstance(self.bound, str):
             text += f" ({self.bound_about or self.bound})"
         about = self.about.format_map({k: _num(v) for k, v in m.items()}) if "{" in self.about else self.about
@@ -108,7 +117,8 @@ class Check:
         p = p or {}
         v, b = _read(self.value, m, p), _read(self.bound, m, p)
         ok = v is not None and b is not None and not _nan(v) and not _nan(b) and bool(OPS[self.op](v, b))
-        out = {"name": self.name, "passed": ok, "value": _plain(v), "expected": self.expected(m, p)}
+        shown = self.show(m, p) if self.show is not None else v
+        out = {"name": self.name, "passed": ok, "value": _plain(shown), "expected": self.expected(m, p)}
         if not ok and self.unless is not None:
             reason = self.unless(m, p)
             if reason:
@@ -138,7 +148,7 @@ def evaluate(checks: list[Check], m: Mapping, p: Mapping | None = None) -> list[
     dup = {n for n in names if names.count(n) > 1}
     if dup:
         raise ValueError(f"checks declared twice: {', '.join(sorted(dup))}")
-    return [c.evaluate(m, p) for c in checks]
+    return [c.evaluate(m, p) for c in checks if c.applies(m, p)]
 
 
 def status(outcome: Mapping) -> str:
@@ -160,7 +170,10 @@ def probe(check: Check, m: Mapping, p: Mapping | None = None, side: str = "pass"
         raise ValueError(f"check '{check.name}': probe moves a metric; its value is computed")
     p = p or {}
     b = _read(check.bound, m, p)
-    if isinstance(b, bool) or check.op in ("==", "!="):
+    if check.op == "between":
+        lo, hi = b
+        good, bad = (lo + hi) / 2, hi + max(abs(hi) * 1e-3, 1e-9)
+    elif isinstance(b, bool) or check.op in ("==", "!="):
         flip = {"==": (b, not b if isinstance(b, bool) else None), "!=": (not b if isinstance(b, bool) else None, b)}
         good, bad = flip.get(check.op, (b, not b))
     else:

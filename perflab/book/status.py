@@ -71,7 +71,8 @@ def conditions_table(m: Manifest) -> tuple[pd.DataFrame, list[str]]:
     notes = [f"*{name}*: {c.says}" + (f" (measured: {_measured(measured[name])})" if measured.get(name) else "")
              for name, c in CONDITIONS.items()]
     if when:
-        notes.append(f"Measured on {', '.join(sorted(when))} at commit {', '.join(sorted(commits))}.")
+        notes.append(f"Measured on {', '.join(sorted(when))} at commit {', '.join(sorted(commits))} "
+                     "(each cell's run names its own; \"modified\": from a tree with uncommitted changes).")
     return pd.DataFrame(rows, columns=["lab", *CONDITIONS]), notes
 
 

@@ -3,8 +3,8 @@
 A learner's machine is busier, has another disk, fewer CPUs, another Debian. Each condition below
 makes one of those on this machine, around real `perflab run LAB --preset smoke` runs:
 
-    busy-cpu    one CPU about half busy with other work (a process of the harness's, pinned to CPU 0,
-                busy half of every 20 ms); its measured share is kept
+    busy-cpu    one CPU about half busy with other work (a process of the harness's, pinned to the last
+                CPU, where labs pin fio; busy half of every 20 ms); its measured share is kept
     slow-disk   the lab's Docker volumes (`--scratch`) on ext4 on a loop device over an emulated 7200 RPM
                 disk (slowdisk); whether the lab put a volume there is read from its ledger
     less-cpu    every container of the lab held to half a CPU (`--cpus 0.5`)
@@ -39,8 +39,9 @@ from perflab.run import provenance
 from perflab.run.record import write_json_atomic
 
 MATRIX = Path("data") / "conditions" / "matrix.json"
-#: a half-busy CPU: busy, then idle, for these many seconds each, pinned to one CPU
-BUSY_S, IDLE_S, BUSY_CPU = 0.010, 0.010, 0
+#: a half-busy CPU: busy, then idle, for these many seconds each, pinned to one CPU: the last one, where
+#: labs that pin fio put it (the first is where the system's own work tends to land), the worst case
+BUSY_S, IDLE_S = 0.010, 0.010
 LOAD = ("import os, sys, time\n"
         "os.sched_setaffinity(0, {int(sys.argv[1])})\n"
         "busy, idle = float(sys.argv[2]), float(sys.argv[3])\n"
@@ -62,10 +63,11 @@ class Setting:
 
 @contextlib.contextmanager
 def busy_cpu(ledger: Ledger, work: Path) -> Iterator[Setting]:
-    argv = [sys.executable, "-c", LOAD, str(BUSY_CPU), str(BUSY_S), str(IDLE_S)]
+    cpu = max(os.sched_getaffinity(0))
+    argv = [sys.executable, "-c", LOAD, str(cpu), str(BUSY_S), str(IDLE_S)]
     with hostobjects.process(ledger, argv, "half-busy CPU load", stop_timeout=0) as proc:
         t0 = time.monotonic()
-        setting = Setting([], {"cpu": BUSY_CPU})
+        setting = Setting([], {"cpu": cpu})
         yield setting
         setting.measured["busy_share"] = round(slowdisk.process_cpu_seconds(proc.pid) / (time.monotonic() - t0), 2)
 
@@ -123,7 +125,9 @@ def judge(run_dir: Path | None, rc: int, stderr: str, scratch: Path | None) -> d
     outs = doc.get("checks", [])
     failed = [c["name"] for c in outs if checks.failed(c)]
     shown = {c["name"]: c["not_shown"] for c in outs if checks.status(c) == checks.NOT_SHOWN}
+    prov = doc.get("provenance") or {}
     cell = {"status": "FAIL" if failed else "not shown here" if shown else "pass", "exit": rc, "run": doc["run_id"],
+            "commit": prov.get("git_sha"), "dirty": prov.get("git_dirty"),   # the run's own word
             "checks": f"{sum(c['passed'] is True for c in outs)}/{len(outs)} passed", "failed": failed,
             "not_shown": shown, "duration_s": (doc.get("provenance") or {}).get("duration_s")}
     if scratch is not None:   # did the lab put anything on the slow disk? Its ledger says
@@ -170,8 +174,9 @@ def run(m: Manifest, labs: list[str], names: list[str], preset: str = "smoke", t
                         lines = r.stdout.strip().splitlines()
                         run_dir = Path(lines[-1]) if lines and Path(lines[-1]).is_dir() else None
                         cell = judge(run_dir, r.returncode, r.stderr, setting.ledger_dir)
-                        cell.update(measured_at=provenance.now_iso(), commit=state.get("git_sha"),
-                                    dirty=state.get("git_dirty"), wall_s=round(time.time() - t0, 1))
+                        cell.setdefault("commit", state.get("git_sha"))   # a run that left no run.json
+                        cell.setdefault("dirty", state.get("git_dirty"))
+                        cell.update(measured_at=provenance.now_iso(), wall_s=round(time.time() - t0, 1))
                         cell["condition"] = dict(setting.measured)
                         matrix["cells"].setdefault(lab, {})[name] = cell
                         write_json_atomic(path, matrix)

@@ -1,0 +1,116 @@
+"""The ht chapter's figures (plotly), drawn from load()'s data."""
+from __future__ import annotations
+
+import math
+
+from perflab.config.params import fmt_size
+
+from .analysis import pick
+
+SET_COLOURS = {"cache": "#1b9e77", "dram": "#d95f02"}
+
+
+def _ends(d: dict) -> tuple[int, int, int]:
+    base = d["configs"][d["configs"].phase == "working sets"]
+    return int(base["set"].min()), int(base["set"].max()), int(base.bs.iloc[0])
+
+
+def fig_sweep(d: dict):
+    """Throughput, work per CPU-second and %CPU against the working set (log scale), with the CPU's
+    cache sizes marked."""
+    from plotly.subplots import make_subplots
+
+    base = d["configs"][d["configs"].phase == "working sets"].sort_values("set")
+    x = base["set"] / 1024
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.62, 0.38], vertical_spacing=0.06)
+    fig.add_scatter(x=x, y=base.gib_s, mode="lines+markers", name="throughput (GiB/s)", row=1, col=1)
+    fig.add_scatter(x=x, y=base.gib_per_cpu_s, mode="lines+markers", name="work: GiB per CPU-second",
+                    line_dash="dot", row=1, col=1)
+    fig.add_scatter(x=x, y=base.cpu_pct, mode="lines+markers", name="%CPU (fio's usr+sys)", row=2, col=1)
+    fig.add_scatter(x=x, y=base.cgroup_cpu_pct, mode="lines+markers", name="%CPU (container's cgroup)",
+                    line_dash="dot", row=2, col=1)
+    for level, size in d["hw"].get("caches", {}).items():
+        if level in ("L2", "L3"):
+            # A line (a shape) takes the data value on a log axis; an annotation takes its log10.
+            fig.add_vline(x=size / 1024, line_dash="dash", line_color="grey")
+            fig.add_annotation(x=math.log10(size / 1024), xref="x", y=1, yref="y domain",
+                               text=f"{level} {fmt_size(size)}", showarrow=False, xanchor="right", yanchor="top",
+                               font={"color": "grey"})
+    fig.update_xaxes(type="log", title_text="working set (KiB, log scale)", row=2, col=1)
+    fig.update_xaxes(type="log", row=1, col=1)
+    fig.update_yaxes(title_text="GiB/s, GiB per CPU-s", rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(title_text="%CPU", range=[0, 105], row=2, col=1)
+    fig.update_layout(title=f"Cached reads on one CPU, bs={fmt_size(int(base.bs.iloc[0]))}: the CPU stays busy, "
+                            "the work per CPU-second falls", height=560, legend_orientation="h", legend_y=-0.18)
+    return fig
+
+
+def fig_block_sizes(d: dict):
+    """Work per CPU-second (bytes and reads) against the block size, for both ends of the sweep."""
+    from plotly.subplots import make_subplots
+
+    small, big, _ = _ends(d)
+    agg = d["configs"]
+    sel = agg[(agg.neighbour == "alone") & (agg.ncpu == 1) & (agg["set"].isin([small, big]))]
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("GiB per CPU-second", "thousand reads per CPU-second"))
+    for tag, size in (("cache", small), ("dram", big)):
+        r = sel[sel["set"] == size].sort_values("bs")
+        label = f"{fmt_size(size)} ({'cache-resident' if tag == 'cache' else 'DRAM-sized'})"
+        for col, y in ((1, r.gib_per_cpu_s), (2, r.kops_per_cpu_s)):
+            fig.add_scatter(x=r.bs / 1024, y=y, mode="lines+markers", name=label, legendgroup=tag,
+                            showlegend=col == 1, line_color=SET_COLOURS[tag], row=1, col=col)
+    fig.update_xaxes(type="log", title_text="block size (KiB, log scale)")
+    fig.update_yaxes(type="log", col=2)
+    fig.update_yaxes(rangemode="tozero", col=1)
+    fig.update_layout(title="Block size: per-read costs at small blocks, per-byte costs at large ones", height=420)
+    return fig
+
+
+def _bar_pair(d: dict, series: list[tuple[str, str, dict, object]], title: str):
+    """Two panels of grouped bars over both ends of the sweep: throughput and work per CPU-second.
+    series: (name, colour, pick() keywords, text(row, one-CPU row alone) for the bar)."""
+    from plotly.subplots import make_subplots
+
+    small, big, bs = _ends(d)
+    agg = d["configs"]
+    # Stacked, not side by side: two panels of grouped bars do not fit a phone's width.
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
+                        subplot_titles=("throughput (GiB/s)", "work (GiB per CPU-second)"))
+    for name, colour, sel, text in series:
+        xs, ys, ws, txt = [], [], [], []
+        for tag, size in (("cache-resident", small), ("DRAM-sized", big)):
+            r = pick(agg, size, bs, **sel)
+            xs.append(f"{fmt_size(size)} ({tag})")
+            if r is None:  # a configuration the lab does not run (or this run skipped): say so on the chart
+                ys.append(0)
+                ws.append(0)
+                txt.append("not measured")
+                continue
+            ys.append(r.gib_s)
+            ws.append(r.gib_per_cpu_s)
+            txt.append(text(r, pick(agg, size, bs)))
+        if not any(ys):
+            continue
+        fig.add_bar(x=xs, y=ys, name=name, marker_color=colour, text=txt, textposition="outside",
+                    cliponaxis=False, legendgroup=name, row=1, col=1)
+        fig.add_bar(x=xs, y=ws, name=name, marker_color=colour, legendgroup=name, showlegend=False, row=2, col=1)
+    fig.update_layout(barmode="group", height=560, title=title,
+                      legend=dict(orientation="h", yanchor="top", y=-0.08, x=0))
+    return fig
+
+
+def fig_neighbours(d: dict):
+    """Alone, with a memory-bandwidth neighbour on the other CPU, with a CPU hog on fio's CPU: throughput
+    and work per CPU-second, %CPU written on the bars."""
+    cpu = lambda r, one: f"{r.cpu_pct:.0f}% CPU"  # noqa: E731
+    return _bar_pair(d, [("alone", "#7570b3", {}, cpu),
+                         ("memory neighbour (other CPU)", "#e7298a", {"neighbour": "stream"}, cpu),
+                         ("CPU hog (same CPU)", "#66a61e", {"neighbour": "cpu"}, cpu)],
+                     "Neighbours: memory traffic next door, or a CPU hog on the same CPU")
+
+
+def fig_two_cpus(d: dict):
+    """One CPU vs two (one fio job on each): throughput and work per CPU-second for both sets."""
+    gain = lambda r, one: f"x{r.gib_s / one.gib_s:.2f}"  # noqa: E731
+    return _bar_pair(d, [("1 CPU", "#7570b3", {}, gain), ("2 CPUs", "#e6ab02", {"ncpu": 2}, gain)],
+                     "A second CPU: how much more does it read?")
