@@ -1,7 +1,7 @@
-rchar: 93749095395
-wchar: 13664
-syscr: 715469
+rchar: 98861558718
+wchar: 13665
+syscr: 754472
 syscw: 5
-read_bytes: 200704
+read_bytes: 20480
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 118274763769
-wchar: 13668
-syscr: 902585
+rchar: 98159799250
+wchar: 13664
+syscr: 749118
 syscw: 5
-read_bytes: 0
-write_bytes: 12288
+read_bytes: 274432
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 123445947385
-wchar: 13671
-syscr: 942038
+rchar: 96892070866
+wchar: 13665
+syscr: 739446
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

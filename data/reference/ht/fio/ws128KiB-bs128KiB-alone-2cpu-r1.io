@@ -1,7 +1,7 @@
-rchar: 167685893161
-wchar: 18987
-syscr: 1279563
+rchar: 147183873029
+wchar: 18986
+syscr: 1123143
 syscw: 5
-read_bytes: 12288
-write_bytes: 16384
+read_bytes: 0
+write_bytes: 36864
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 170794396712
-wchar: 18993
-syscr: 1303279
+rchar: 150579555332
+wchar: 18984
+syscr: 1149050
 syscw: 5
-read_bytes: 32768
-write_bytes: 36864
+read_bytes: 0
+write_bytes: 12288
 cancelled_write_bytes: 0

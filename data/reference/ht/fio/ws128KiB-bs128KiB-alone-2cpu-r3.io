@@ -1,6 +1,6 @@
-rchar: 176852937777
-wchar: 18991
-syscr: 1349502
+rchar: 149358226445
+wchar: 18984
+syscr: 1139732
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

@@ -1,7 +1,7 @@
-rchar: 100192594942
+rchar: 83365047254
 wchar: 13666
-syscr: 764629
+syscr: 636243
 syscw: 5
-read_bytes: 4096
+read_bytes: 0
 write_bytes: 28672
 cancelled_write_bytes: 0

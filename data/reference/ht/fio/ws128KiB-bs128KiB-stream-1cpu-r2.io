@@ -1,7 +1,7 @@
-rchar: 99944999933
-wchar: 13666
-syscr: 762740
+rchar: 97290267606
+wchar: 13665
+syscr: 742484
 syscw: 5
 read_bytes: 0
-write_bytes: 24576
+write_bytes: 28672
 cancelled_write_bytes: 0

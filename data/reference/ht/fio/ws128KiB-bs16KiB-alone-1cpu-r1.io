@@ -1,6 +1,6 @@
-rchar: 61208947700
-wchar: 13669
-syscr: 3736111
+rchar: 42012519374
+wchar: 13664
+syscr: 2564453
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

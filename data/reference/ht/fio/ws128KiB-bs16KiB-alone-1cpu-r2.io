@@ -1,6 +1,6 @@
-rchar: 64224275445
-wchar: 13668
-syscr: 3920153
+rchar: 48928926670
+wchar: 13663
+syscr: 2986597
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

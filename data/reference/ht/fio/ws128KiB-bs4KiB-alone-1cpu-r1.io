@@ -1,6 +1,6 @@
-rchar: 25017601005
-wchar: 13663
-syscr: 6108007
+rchar: 20170959818
+wchar: 13662
+syscr: 4924743
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 23422131181
-wchar: 13664
-syscr: 5718488
+rchar: 20840078280
+wchar: 13663
+syscr: 5088102
 syscw: 5
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

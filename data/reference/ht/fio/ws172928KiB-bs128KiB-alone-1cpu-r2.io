@@ -1,7 +1,7 @@
-rchar: 42775587849
-wchar: 13665
-syscr: 326572
+rchar: 42602179558
+wchar: 13666
+syscr: 325247
 syscw: 5
-read_bytes: 131072
-write_bytes: 24576
+read_bytes: 151552
+write_bytes: 32768
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 43562937353
-wchar: 13670
-syscr: 332579
+rchar: 41680612325
+wchar: 13666
+syscr: 318216
 syscw: 5
-read_bytes: 458752
-write_bytes: 24576
+read_bytes: 0
+write_bytes: 32768
 cancelled_write_bytes: 0

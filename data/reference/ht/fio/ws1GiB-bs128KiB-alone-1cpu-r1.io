@@ -1,7 +1,7 @@
-rchar: 44552924147
-wchar: 13658
-syscr: 340132
+rchar: 50640301004
+wchar: 13661
+syscr: 386573
 syscw: 5
-read_bytes: 0
-write_bytes: 8192
+read_bytes: 2207744
+write_bytes: 16384
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 50449853425
-wchar: 13663
-syscr: 385122
+rchar: 47993826252
+wchar: 13657
+syscr: 366380
 syscw: 5
-read_bytes: 585728
-write_bytes: 12288
+read_bytes: 20480
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 52034120691
-wchar: 13661
-syscr: 397209
+rchar: 46827416526
+wchar: 13658
+syscr: 357483
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

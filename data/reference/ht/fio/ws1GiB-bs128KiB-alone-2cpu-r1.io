@@ -1,7 +1,7 @@
-rchar: 89114913824
-wchar: 18969
-syscr: 680114
+rchar: 94980647934
+wchar: 18970
+syscr: 724864
 syscw: 5
-read_bytes: 57344
-write_bytes: 24576
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 83372649504
-wchar: 18970
-syscr: 636304
+rchar: 92732238845
+wchar: 18969
+syscr: 707710
 syscw: 5
-read_bytes: 147456
-write_bytes: 20480
+read_bytes: 450560
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 21394336747
-wchar: 13658
-syscr: 163446
+rchar: 26665528262
+wchar: 13655
+syscr: 203660
 syscw: 5
-read_bytes: 212992
+read_bytes: 0
 write_bytes: 32768
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 24953859044
-wchar: 13657
-syscr: 190601
+rchar: 26345319366
+wchar: 13658
+syscr: 201217
 syscw: 5
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 32768
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 46138239992
-wchar: 13663
-syscr: 352227
+rchar: 45081406416
+wchar: 13657
+syscr: 344162
 syscw: 5
-read_bytes: 106496
-write_bytes: 45056
+read_bytes: 0
+write_bytes: 32768
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 47206476789
-wchar: 13659
-syscr: 360377
+rchar: 47375035344
+wchar: 13656
+syscr: 361661
 syscw: 5
-read_bytes: 53248
-write_bytes: 32768
+read_bytes: 0
+write_bytes: 36864
 cancelled_write_bytes: 0

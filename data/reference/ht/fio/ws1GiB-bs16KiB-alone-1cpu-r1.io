@@ -1,7 +1,7 @@
-rchar: 35309464556
-wchar: 13665
-syscr: 2155333
+rchar: 27874094023
+wchar: 13667
+syscr: 1701512
 syscw: 5
-read_bytes: 110592
-write_bytes: 16384
+read_bytes: 0
+write_bytes: 45056
 cancelled_write_bytes: 0

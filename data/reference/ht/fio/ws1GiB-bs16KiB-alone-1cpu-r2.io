@@ -1,7 +1,7 @@
-rchar: 37462485998
-wchar: 13663
-syscr: 2286743
+rchar: 27513744327
+wchar: 13664
+syscr: 1679518
 syscw: 5
-read_bytes: 278528
+read_bytes: 0
 write_bytes: 12288
 cancelled_write_bytes: 0

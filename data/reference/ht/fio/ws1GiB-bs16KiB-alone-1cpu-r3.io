@@ -1,7 +1,7 @@
-rchar: 31859944430
-wchar: 13665
-syscr: 1944791
+rchar: 34696653769
+wchar: 13664
+syscr: 2117928
 syscw: 5
-read_bytes: 163840
+read_bytes: 61440
 write_bytes: 8192
 cancelled_write_bytes: 0

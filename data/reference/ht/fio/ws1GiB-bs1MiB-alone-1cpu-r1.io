@@ -1,7 +1,7 @@
-rchar: 36638403562
-wchar: 13658
-syscr: 35162
+rchar: 11153812422
+wchar: 13653
+syscr: 10856
 syscw: 5
 read_bytes: 0
-write_bytes: 24576
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 37051542508
-wchar: 13654
-syscr: 35556
+rchar: 10109430725
+wchar: 13655
+syscr: 9860
 syscw: 5
-read_bytes: 4096
-write_bytes: 8192
+read_bytes: 262144
+write_bytes: 28672
 cancelled_write_bytes: 0

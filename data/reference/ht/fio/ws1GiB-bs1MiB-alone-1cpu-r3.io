@@ -1,7 +1,7 @@
-rchar: 30330170348
-wchar: 13654
-syscr: 29146
+rchar: 11532348359
+wchar: 13658
+syscr: 11217
 syscw: 5
-read_bytes: 172032
-write_bytes: 8192
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 21312568297
-wchar: 13665
-syscr: 5203458
+rchar: 16240847810
+wchar: 13661
+syscr: 3965241
 syscw: 5
-read_bytes: 110592
-write_bytes: 12288
+read_bytes: 0
+write_bytes: 8192
 cancelled_write_bytes: 0

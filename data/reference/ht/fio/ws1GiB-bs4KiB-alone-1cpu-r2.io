@@ -1,7 +1,7 @@
-rchar: 20204788713
-wchar: 13668
-syscr: 4933004
+rchar: 15253978052
+wchar: 13661
+syscr: 3724308
 syscw: 5
-read_bytes: 159744
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 21732084711
-wchar: 13665
-syscr: 5305879
+rchar: 16614726596
+wchar: 13662
+syscr: 4056522
 syscw: 5
-read_bytes: 196608
+read_bytes: 1163264
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 42235440131
-wchar: 13659
-syscr: 322451
+rchar: 40642653150
+wchar: 13664
+syscr: 310297
 syscw: 5
-read_bytes: 16384
-write_bytes: 8192
+read_bytes: 69632
+write_bytes: 32768
 cancelled_write_bytes: 0

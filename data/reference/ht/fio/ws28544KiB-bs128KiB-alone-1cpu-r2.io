@@ -1,7 +1,7 @@
-rchar: 44942732293
-wchar: 13658
-syscr: 343106
+rchar: 37937982432
+wchar: 13660
+syscr: 289662
 syscw: 5
-read_bytes: 65536
-write_bytes: 8192
+read_bytes: 40960
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 96488762367
+rchar: 79364336600
 wchar: 13667
-syscr: 736371
+syscr: 605720
 syscw: 5
-read_bytes: 12288
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

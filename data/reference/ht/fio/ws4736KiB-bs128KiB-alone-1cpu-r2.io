@@ -1,7 +1,7 @@
-rchar: 97983638527
+rchar: 77528673240
 wchar: 13667
-syscr: 747776
+syscr: 591715
 syscw: 5
-read_bytes: 0
-write_bytes: 12288
+read_bytes: 4096
+write_bytes: 8192
 cancelled_write_bytes: 0

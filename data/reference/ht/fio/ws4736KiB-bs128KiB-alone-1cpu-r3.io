@@ -1,6 +1,6 @@
-rchar: 94044662781
-wchar: 13667
-syscr: 717724
+rchar: 76405517272
+wchar: 13666
+syscr: 583146
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 103302933477
-wchar: 13668
-syscr: 788359
+rchar: 83957754816
+wchar: 13665
+syscr: 640765
 syscw: 5
-read_bytes: 4096
+read_bytes: 73728
 write_bytes: 8192
 cancelled_write_bytes: 0

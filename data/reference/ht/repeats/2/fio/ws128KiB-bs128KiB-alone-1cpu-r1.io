@@ -1,7 +1,7 @@
-rchar: 117697522659
-wchar: 13669
-syscr: 898181
+rchar: 99439586240
+wchar: 13664
+syscr: 758882
 syscw: 5
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 119377603577
-wchar: 13667
-syscr: 910999
+rchar: 102031141844
+wchar: 13666
+syscr: 778654
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

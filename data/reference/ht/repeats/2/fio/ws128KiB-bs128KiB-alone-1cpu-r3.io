@@ -1,7 +1,7 @@
-rchar: 107253312503
-wchar: 13668
-syscr: 818498
+rchar: 90996583378
+wchar: 13665
+syscr: 694467
 syscw: 5
-read_bytes: 966656
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

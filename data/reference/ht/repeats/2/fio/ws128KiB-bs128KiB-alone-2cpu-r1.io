@@ -1,7 +1,7 @@
-rchar: 128306883624
-wchar: 18978
-syscr: 979125
+rchar: 136221404163
+wchar: 18987
+syscr: 1039507
 syscw: 5
-read_bytes: 139264
-write_bytes: 20480
+read_bytes: 4096
+write_bytes: 36864
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 159587085353
-wchar: 18990
-syscr: 1217774
+rchar: 146079067142
+wchar: 18981
+syscr: 1114715
 syscw: 5
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 12288
 cancelled_write_bytes: 0

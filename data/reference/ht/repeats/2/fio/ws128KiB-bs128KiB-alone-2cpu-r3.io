@@ -1,7 +1,7 @@
-rchar: 157428198522
-wchar: 18986
-syscr: 1201321
+rchar: 138117360652
+wchar: 18981
+syscr: 1053972
 syscw: 5
 read_bytes: 0
-write_bytes: 16384
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 116771367931
-wchar: 13668
-syscr: 891114
+rchar: 94702250966
+wchar: 13665
+syscr: 722739
 syscw: 5
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 32768
 cancelled_write_bytes: 0

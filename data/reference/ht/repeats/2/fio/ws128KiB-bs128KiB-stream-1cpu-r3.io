@@ -1,7 +1,7 @@
-rchar: 110400482299
-wchar: 13672
-syscr: 842509
+rchar: 77662366678
+wchar: 13664
+syscr: 592735
 syscw: 5
 read_bytes: 0
-write_bytes: 53248
+write_bytes: 32768
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 64527592434
-wchar: 13667
-syscr: 3938666
+rchar: 52894297039
+wchar: 13665
+syscr: 3228624
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 57478507506
-wchar: 13667
-syscr: 3508424
+rchar: 49838304207
+wchar: 13663
+syscr: 3042101
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

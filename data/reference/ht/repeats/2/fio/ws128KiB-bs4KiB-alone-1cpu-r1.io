@@ -1,6 +1,6 @@
-rchar: 24957754349
-wchar: 13665
-syscr: 6093396
+rchar: 20783975368
+wchar: 13662
+syscr: 5074405
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

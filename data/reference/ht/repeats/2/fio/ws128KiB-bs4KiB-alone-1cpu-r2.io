@@ -1,7 +1,7 @@
-rchar: 24598141933
-wchar: 13664
-syscr: 6005600
+rchar: 20245339082
+wchar: 13662
+syscr: 4942902
 syscw: 5
-read_bytes: 4096
-write_bytes: 24576
+read_bytes: 0
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 22343453679
-wchar: 13668
-syscr: 5455139
+rchar: 19350236106
+wchar: 13661
+syscr: 4724371
 syscw: 5
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 12288
 cancelled_write_bytes: 0

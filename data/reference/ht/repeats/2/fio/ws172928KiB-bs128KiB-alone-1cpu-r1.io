@@ -1,7 +1,7 @@
-rchar: 40312220681
+rchar: 46069165030
 wchar: 13663
-syscr: 307778
+syscr: 351698
 syscw: 5
-read_bytes: 0
-write_bytes: 32768
+read_bytes: 839680
+write_bytes: 8192
 cancelled_write_bytes: 0

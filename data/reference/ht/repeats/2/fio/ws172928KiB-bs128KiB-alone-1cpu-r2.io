@@ -1,7 +1,7 @@
-rchar: 43208911881
-wchar: 13666
-syscr: 329878
+rchar: 37492861927
+wchar: 13662
+syscr: 286266
 syscw: 5
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 37643725833
-wchar: 13666
-syscr: 287419
+rchar: 48979225572
+wchar: 13662
+syscr: 373900
 syscw: 5
-read_bytes: 16384
-write_bytes: 28672
+read_bytes: 0
+write_bytes: 8192
 cancelled_write_bytes: 0

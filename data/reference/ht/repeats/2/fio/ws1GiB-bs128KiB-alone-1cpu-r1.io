@@ -1,7 +1,7 @@
-rchar: 50543045617
-wchar: 13660
-syscr: 385833
+rchar: 55582370765
+wchar: 13663
+syscr: 424278
 syscw: 5
-read_bytes: 987136
+read_bytes: 1380352
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 51728722929
-wchar: 13663
-syscr: 394879
+rchar: 44261813196
+wchar: 13658
+syscr: 337909
 syscw: 5
-read_bytes: 1556480
+read_bytes: 180224
 write_bytes: 8192
 cancelled_write_bytes: 0

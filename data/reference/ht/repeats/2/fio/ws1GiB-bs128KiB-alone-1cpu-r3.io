@@ -1,7 +1,7 @@
-rchar: 45665725427
-wchar: 13658
-syscr: 348622
+rchar: 51193949132
+wchar: 13661
+syscr: 390797
 syscw: 5
-read_bytes: 131072
-write_bytes: 8192
+read_bytes: 0
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 87196281961
+rchar: 90838248445
 wchar: 18969
-syscr: 665494
+syscr: 693260
 syscw: 5
-read_bytes: 708608
-write_bytes: 20480
+read_bytes: 0
+write_bytes: 24576
 cancelled_write_bytes: 0

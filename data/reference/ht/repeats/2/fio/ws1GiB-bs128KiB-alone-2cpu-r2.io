@@ -1,7 +1,7 @@
-rchar: 81514441762
+rchar: 91448257532
 wchar: 18969
-syscr: 622127
+syscr: 697915
 syscw: 5
 read_bytes: 0
-write_bytes: 20480
+write_bytes: 12288
 cancelled_write_bytes: 0

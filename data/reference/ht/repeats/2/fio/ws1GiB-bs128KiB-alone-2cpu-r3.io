@@ -1,7 +1,7 @@
-rchar: 82148305974
-wchar: 18970
-syscr: 626964
+rchar: 92678630489
+wchar: 18969
+syscr: 707318
 syscw: 5
-read_bytes: 32768
+read_bytes: 0
 write_bytes: 12288
 cancelled_write_bytes: 0

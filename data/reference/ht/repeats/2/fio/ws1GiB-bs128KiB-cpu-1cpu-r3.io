@@ -1,7 +1,7 @@
-rchar: 23750224875
-wchar: 13658
-syscr: 181420
+rchar: 25258863558
+wchar: 13656
+syscr: 192928
 syscw: 5
-read_bytes: 1523712
+read_bytes: 0
 write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 35386928117
-wchar: 13663
-syscr: 270201
+rchar: 42063342547
+wchar: 13657
+syscr: 321136
 syscw: 5
-read_bytes: 24576
-write_bytes: 45056
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 43088980983
+rchar: 42521701330
 wchar: 13658
-syscr: 328963
+syscr: 324633
 syscw: 5
 read_bytes: 0
 write_bytes: 28672

@@ -1,7 +1,7 @@
-rchar: 35806653422
+rchar: 33221340103
 wchar: 13663
-syscr: 2185679
+syscr: 2027882
 syscw: 5
-read_bytes: 69632
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

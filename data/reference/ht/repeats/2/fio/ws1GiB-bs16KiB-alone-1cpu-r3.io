@@ -1,7 +1,7 @@
-rchar: 33452010478
+rchar: 33371630535
 wchar: 13664
-syscr: 2041963
+syscr: 2037055
 syscw: 5
-read_bytes: 229376
+read_bytes: 4096
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 35951586284
-wchar: 13653
-syscr: 34507
+rchar: 10705021893
+wchar: 13655
+syscr: 10428
 syscw: 5
-read_bytes: 20480
-write_bytes: 8192
+read_bytes: 0
+write_bytes: 24576
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 30174981100
-wchar: 13654
-syscr: 28998
+rchar: 11243989957
+wchar: 13653
+syscr: 10942
 syscw: 5
-read_bytes: 57344
-write_bytes: 8192
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 14183357415
+rchar: 16959269828
 wchar: 13661
-syscr: 3462928
+syscr: 4140639
 syscw: 5
-read_bytes: 147456
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

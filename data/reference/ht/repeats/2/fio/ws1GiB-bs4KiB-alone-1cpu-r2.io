@@ -1,6 +1,6 @@
-rchar: 20360195047
-wchar: 13665
-syscr: 4970945
+rchar: 16975911876
+wchar: 13662
+syscr: 4144702
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 14269164519
-wchar: 13662
-syscr: 3483877
+rchar: 16447269828
+wchar: 13663
+syscr: 4015639
 syscw: 5
-read_bytes: 73728
-write_bytes: 8192
+read_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

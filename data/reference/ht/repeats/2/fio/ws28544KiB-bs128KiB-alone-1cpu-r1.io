@@ -1,7 +1,7 @@
-rchar: 31518075909
-wchar: 13660
-syscr: 240684
+rchar: 46691101662
+wchar: 13663
+syscr: 356443
 syscw: 5
-read_bytes: 0
-write_bytes: 8192
+read_bytes: 106496
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 31591214083
-wchar: 13660
-syscr: 241242
+rchar: 47279614944
+wchar: 13661
+syscr: 360933
 syscw: 5
-read_bytes: 4096
-write_bytes: 8192
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 94777617407
-wchar: 13668
-syscr: 723316
+rchar: 76919188442
+wchar: 13667
+syscr: 587065
 syscw: 5
-read_bytes: 0
+read_bytes: 143360
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 93051530239
-wchar: 13669
-syscr: 710147
+rchar: 76800043992
+wchar: 13667
+syscr: 586156
 syscw: 5
-read_bytes: 32768
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

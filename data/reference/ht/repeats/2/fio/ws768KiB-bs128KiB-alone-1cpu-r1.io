@@ -1,7 +1,7 @@
-rchar: 113759464419
-wchar: 13667
-syscr: 868136
+rchar: 84078603198
+wchar: 13665
+syscr: 641687
 syscw: 5
-read_bytes: 0
+read_bytes: 94208
 write_bytes: 8192
 cancelled_write_bytes: 0

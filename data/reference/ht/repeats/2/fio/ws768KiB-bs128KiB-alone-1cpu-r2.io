@@ -1,7 +1,7 @@
-rchar: 111405018105
-wchar: 13666
-syscr: 850173
+rchar: 85207264210
+wchar: 13664
+syscr: 650296
 syscw: 5
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 101719714809
-wchar: 13667
-syscr: 776280
+rchar: 83799813075
+wchar: 13665
+syscr: 639560
 syscw: 5
-read_bytes: 1359872
+read_bytes: 0
 write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 113553026039
-wchar: 13669
-syscr: 866561
+rchar: 72008051668
+wchar: 13664
+syscr: 549596
 syscw: 5
-read_bytes: 114688
-write_bytes: 16384
+read_bytes: 0
+write_bytes: 8192
 cancelled_write_bytes: 0

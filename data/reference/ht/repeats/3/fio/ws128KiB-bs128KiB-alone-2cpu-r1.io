@@ -1,7 +1,7 @@
-rchar: 156761435178
-wchar: 18982
-syscr: 1196216
+rchar: 112314264579
+wchar: 18984
+syscr: 857110
 syscw: 5
-read_bytes: 12288
-write_bytes: 16384
+read_bytes: 4096
+write_bytes: 40960
 cancelled_write_bytes: 0

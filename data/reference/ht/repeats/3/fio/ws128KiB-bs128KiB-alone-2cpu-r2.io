@@ -1,7 +1,7 @@
-rchar: 126383664171
-wchar: 18982
-syscr: 964453
+rchar: 148320660485
+wchar: 18980
+syscr: 1131816
 syscw: 5
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 12288
 cancelled_write_bytes: 0

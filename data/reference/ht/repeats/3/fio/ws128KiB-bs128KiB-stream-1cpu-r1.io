@@ -1,6 +1,6 @@
-rchar: 117656759293
-wchar: 13669
-syscr: 897870
+rchar: 57960278998
+wchar: 13660
+syscr: 442420
 syscw: 5
 read_bytes: 0
 write_bytes: 28672

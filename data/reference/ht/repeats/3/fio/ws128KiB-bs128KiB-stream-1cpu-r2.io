@@ -1,6 +1,6 @@
-rchar: 114996128763
-wchar: 13668
-syscr: 877571
+rchar: 92269030358
+wchar: 13667
+syscr: 704175
 syscw: 5
 read_bytes: 0
 write_bytes: 24576

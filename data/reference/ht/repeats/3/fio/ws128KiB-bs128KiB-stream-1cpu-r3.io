@@ -1,7 +1,7 @@
-rchar: 114792705019
-wchar: 13672
-syscr: 876019
+rchar: 89677343702
+wchar: 13665
+syscr: 684402
 syscw: 5
-read_bytes: 0
-write_bytes: 49152
+read_bytes: 466944
+write_bytes: 28672
 cancelled_write_bytes: 0

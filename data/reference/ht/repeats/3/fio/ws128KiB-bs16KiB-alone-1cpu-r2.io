@@ -1,6 +1,6 @@
-rchar: 58579332082
-wchar: 13667
-syscr: 3575613
+rchar: 52355476431
+wchar: 13665
+syscr: 3195737
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

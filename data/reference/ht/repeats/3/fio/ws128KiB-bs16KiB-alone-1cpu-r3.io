@@ -1,7 +1,7 @@
-rchar: 64570944498
+rchar: 51922283469
 wchar: 13665
-syscr: 3941312
+syscr: 3169297
 syscw: 5
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 25255357423
-wchar: 13665
-syscr: 6166053
+rchar: 21688237000
+wchar: 13662
+syscr: 5295172
 syscw: 5
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 26685692909
-wchar: 13667
-syscr: 6515254
+rchar: 21053995978
+wchar: 13662
+syscr: 5140328
 syscw: 5
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 16384
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 42065832971
-wchar: 13666
-syscr: 321157
+rchar: 40103291878
+wchar: 13662
+syscr: 306182
 syscw: 5
-read_bytes: 45056
-write_bytes: 28672
+read_bytes: 229376
+write_bytes: 12288
 cancelled_write_bytes: 0

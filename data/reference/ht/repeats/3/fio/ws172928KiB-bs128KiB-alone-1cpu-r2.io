@@ -1,7 +1,7 @@
-rchar: 44054326281
-wchar: 13666
-syscr: 336328
+rchar: 41642077156
+wchar: 13663
+syscr: 317922
 syscw: 5
-read_bytes: 8192
-write_bytes: 32768
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

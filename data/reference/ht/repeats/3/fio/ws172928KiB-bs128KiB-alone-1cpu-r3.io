@@ -1,7 +1,7 @@
-rchar: 45523512329
-wchar: 13665
-syscr: 347537
+rchar: 40473963492
+wchar: 13661
+syscr: 309010
 syscw: 5
-read_bytes: 430080
-write_bytes: 28672
+read_bytes: 0
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 49382140915
-wchar: 13659
-syscr: 376976
+rchar: 49373227981
+wchar: 13658
+syscr: 376906
 syscw: 5
-read_bytes: 745472
-write_bytes: 8192
+read_bytes: 0
+write_bytes: 12288
 cancelled_write_bytes: 0

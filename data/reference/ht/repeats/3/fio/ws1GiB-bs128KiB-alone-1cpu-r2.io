@@ -1,7 +1,7 @@
-rchar: 49242156017
-wchar: 13657
-syscr: 375908
+rchar: 48378260430
+wchar: 13658
+syscr: 369315
 syscw: 5
-read_bytes: 741376
+read_bytes: 12288
 write_bytes: 8192
 cancelled_write_bytes: 0

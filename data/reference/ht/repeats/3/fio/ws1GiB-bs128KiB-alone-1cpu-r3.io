@@ -1,7 +1,7 @@
-rchar: 51822570481
-wchar: 13663
-syscr: 395595
+rchar: 52050766798
+wchar: 13660
+syscr: 397334
 syscw: 5
-read_bytes: 77824
+read_bytes: 389120
 write_bytes: 8192
 cancelled_write_bytes: 0

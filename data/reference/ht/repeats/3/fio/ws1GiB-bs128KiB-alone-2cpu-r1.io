@@ -1,7 +1,7 @@
-rchar: 87593036834
-wchar: 18970
-syscr: 668503
+rchar: 92890180606
+wchar: 18968
+syscr: 708915
 syscw: 5
-read_bytes: 77824
+read_bytes: 0
 write_bytes: 24576
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 85628136502
-wchar: 18968
-syscr: 653512
+rchar: 87657262169
+wchar: 18969
+syscr: 669010
 syscw: 5
 read_bytes: 0
-write_bytes: 16384
+write_bytes: 12288
 cancelled_write_bytes: 0

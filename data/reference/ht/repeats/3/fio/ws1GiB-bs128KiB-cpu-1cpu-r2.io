@@ -1,7 +1,7 @@
-rchar: 23703694313
+rchar: 24920173508
 wchar: 13657
-syscr: 181065
+syscr: 190344
 syscw: 5
-read_bytes: 45056
+read_bytes: 167936
 write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 22641486819
-wchar: 13657
-syscr: 172959
+rchar: 23517703102
+wchar: 13658
+syscr: 179642
 syscw: 5
-read_bytes: 122880
+read_bytes: 0
 write_bytes: 28672
 cancelled_write_bytes: 0

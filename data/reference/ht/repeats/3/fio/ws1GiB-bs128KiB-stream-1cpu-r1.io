@@ -1,7 +1,7 @@
-rchar: 39988997111
-wchar: 13661
-syscr: 305310
+rchar: 37711227856
+wchar: 13659
+syscr: 287932
 syscw: 5
 read_bytes: 0
-write_bytes: 45056
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 43514440695
-wchar: 13659
-syscr: 332209
+rchar: 41939217362
+wchar: 13661
+syscr: 320189
 syscw: 5
-read_bytes: 114688
-write_bytes: 24576
+read_bytes: 0
+write_bytes: 45056
 cancelled_write_bytes: 0

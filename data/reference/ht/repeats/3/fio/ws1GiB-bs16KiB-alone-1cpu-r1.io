@@ -1,7 +1,7 @@
-rchar: 36038978542
-wchar: 13663
-syscr: 2199859
+rchar: 36068993993
+wchar: 13664
+syscr: 2201689
 syscw: 5
 read_bytes: 0
-write_bytes: 16384
+write_bytes: 32768
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 30736509934
+rchar: 34130111433
 wchar: 13664
-syscr: 1876222
+syscr: 2083347
 syscw: 5
-read_bytes: 487424
-write_bytes: 12288
+read_bytes: 0
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 33878420462
-wchar: 13665
-syscr: 2067989
+rchar: 31929068487
+wchar: 13664
+syscr: 1949008
 syscw: 5
-read_bytes: 98304
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 34362993644
+rchar: 10159762373
 wchar: 13655
-syscr: 32992
+syscr: 9908
 syscw: 5
-read_bytes: 122880
-write_bytes: 8192
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

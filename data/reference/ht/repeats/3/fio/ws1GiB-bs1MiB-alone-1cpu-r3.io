@@ -1,7 +1,7 @@
-rchar: 31983774698
-wchar: 13653
-syscr: 30723
+rchar: 12770716616
+wchar: 13654
+syscr: 12398
 syscw: 5
-read_bytes: 98304
-write_bytes: 8192
+read_bytes: 0
+write_bytes: 32768
 cancelled_write_bytes: 0

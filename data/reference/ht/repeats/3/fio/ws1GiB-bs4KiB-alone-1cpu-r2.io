@@ -1,7 +1,7 @@
-rchar: 18070301671
-wchar: 13664
-syscr: 4411889
+rchar: 17015667652
+wchar: 13663
+syscr: 4154408
 syscw: 5
-read_bytes: 77824
-write_bytes: 8192
+read_bytes: 253952
+write_bytes: 12288
 cancelled_write_bytes: 0

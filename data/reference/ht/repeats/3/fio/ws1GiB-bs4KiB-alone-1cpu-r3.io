@@ -1,7 +1,7 @@
-rchar: 21355305961
-wchar: 13665
-syscr: 5213892
+rchar: 17337605060
+wchar: 13661
+syscr: 4233006
 syscw: 5
-read_bytes: 110592
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

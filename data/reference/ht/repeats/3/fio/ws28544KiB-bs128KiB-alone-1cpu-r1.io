@@ -1,7 +1,7 @@
-rchar: 38651538435
-wchar: 13659
-syscr: 295108
+rchar: 37235305440
+wchar: 13661
+syscr: 284301
 syscw: 5
-read_bytes: 81920
-write_bytes: 8192
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 41853103109
-wchar: 13659
-syscr: 319534
+rchar: 34320264158
+wchar: 13664
+syscr: 262061
 syscw: 5
-read_bytes: 20480
-write_bytes: 8192
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

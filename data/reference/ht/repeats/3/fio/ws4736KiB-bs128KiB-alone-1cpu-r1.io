@@ -1,7 +1,7 @@
-rchar: 87708249087
-wchar: 13666
-syscr: 669381
+rchar: 65762208728
+wchar: 13664
+syscr: 501944
 syscw: 5
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 104596614115
-wchar: 13667
-syscr: 798229
+rchar: 78205004735
+wchar: 13666
+syscr: 596875
 syscw: 5
-read_bytes: 0
+read_bytes: 114688
 write_bytes: 8192
 cancelled_write_bytes: 0

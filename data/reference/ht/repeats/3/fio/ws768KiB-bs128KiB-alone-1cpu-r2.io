@@ -1,6 +1,6 @@
-rchar: 95923710967
-wchar: 13666
-syscr: 732060
+rchar: 70715550677
+wchar: 13667
+syscr: 539735
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,6 +1,6 @@
-rchar: 106127797239
-wchar: 13668
-syscr: 809911
+rchar: 76115979220
+wchar: 13667
+syscr: 580937
 syscw: 5
 read_bytes: 0
 write_bytes: 8192
