@@ -127,7 +127,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--run", help="only this run id")
     p.add_argument("--force", action="store_true", help="also runs whose runner is still alive")
     p.set_defaults(fn=commands.cmd_clean)
-    p = sub.add_parser("doctor", help="what this machine can run")
+    p = sub.add_parser("doctor", help="what this machine can run, and what it may not show")
+    p.add_argument("--quick", action="store_true", help="skip the disk probe (a few hundred O_DIRECT reads of a "
+                   "64 MiB file under the labs' volume directory or --scratch)")
+    p.add_argument("--scratch", metavar="DIR", help="probe this directory's disk instead of Docker's volumes'")
     p.set_defaults(fn=commands.cmd_doctor)
     p = sub.add_parser("images", help="build the lab images")
     p.add_argument("names", nargs="*")

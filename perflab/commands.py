@@ -251,7 +251,10 @@ def cmd_clean(m, args) -> int:
 
 
 def cmd_doctor(m, args) -> int:
-    from perflab.infra import doctor
+    from perflab.infra import doctor, scratch
+
+    if args.scratch:   # the disk probe measures this directory's disk (as perflab run --scratch would use it)
+        os.environ[scratch.SCRATCH_ENV] = str(scratch.check(args.scratch))
 
     found = doctor.probes()
     print("machine:")
@@ -262,6 +265,16 @@ def cmd_doctor(m, args) -> int:
     for name, (ok, why) in doctor.lab_status(m, found).items():
         bad += not ok
         print(f"  [{'ok' if ok else 'no'}] {name}: {why}")
+    from perflab.infra import machinefacts
+
+    facts = machinefacts.gather(disk=not args.quick)
+    print("measured (what a lab's checks compare against):")
+    for f in facts.values():
+        print(f"  {f.name}: {f.detail}")
+    said = machinefacts.predict(facts)
+    print("what this machine may not show (a check says 'not shown here' with the reason it measures):")
+    for line in said or ["nothing: every check can be shown here"]:
+        print(f"  {line}")
     return 1 if bad else 0
 
 
