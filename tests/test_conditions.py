@@ -76,3 +76,43 @@ def test_the_status_page_table(manifest, tmp_path, monkeypatch):
     assert row["less-cpu"] == "FAIL: c" and row["trixie"] == "not measured yet"
     assert df.set_index("lab").loc["ht", "busy-cpu"] == "not measured yet"
     assert any("random 4k read ms 12.3" in n for n in notes) and "at commit 0123456" in notes[-1]
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_an_interrupted_harness_leaves_nothing_behind(docker_ok, tmp_path):
+    """SIGTERM while a lab runs on the emulated slow disk: the lab's run cleans up after its SIGINT, then
+    the harness gives back its file system, loop device, slowdisk mount and directories; exit 130."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from conftest import ROOT, perflab_cmd
+
+    matrix = ROOT / conditions.MATRIX
+    before = matrix.read_bytes() if matrix.exists() else None
+    p = subprocess.Popen([str(ROOT / "scripts" / "perflab"), "conditions", "heatmaps", "--condition", "slow-disk"],
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 300
+        runs = ROOT / "data" / "runs"
+        while time.time() < deadline:   # wait until the lab's fio container runs on the slow disk
+            r = subprocess.run(["docker", "ps", "--format", "{{.Names}}"], capture_output=True, text=True)
+            if any(n.startswith("perflab-heatmaps-") for n in r.stdout.split()):
+                break
+            assert p.poll() is None, p.communicate()
+            time.sleep(0.5)
+        os.kill(p.pid, signal.SIGTERM)
+        out, err = p.communicate(timeout=300)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err
+    assert "interrupted" in err.splitlines()[-1]
+    assert perflab_cmd("clean", "--check").returncode == 0
+    assert not [d for d in runs.glob("conditions-*")]
+    assert "/scratch" not in open("/proc/mounts").read()
+    if before is not None:   # the interrupted cell is not written; the others are as they were
+        assert json.loads(matrix.read_text())["cells"].get("heatmaps", {}).get("slow-disk") == \
+            json.loads(before)["cells"].get("heatmaps", {}).get("slow-disk")

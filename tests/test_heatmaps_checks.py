@@ -89,3 +89,19 @@ def test_summary_reads_rates_and_block_size_from_the_run(lab):
     m = lab.summary(lab.load(ROOT / "data" / "reference" / "heatmaps"))
     assert m["rate_set_cached"] + m["rate_set_direct"] == 2000 and m["bs_bytes"] == 4096
     assert m["cached_fast_us"] == pytest.approx(14.1)
+
+
+def test_the_mean_check_knows_both_sides_of_its_arithmetic(lab):
+    """With half the reads on the disk the mean is within 2x of the disk band on any data: not shown,
+    with that reason, however far apart the bands are; with a tenth it needs bands about 11x apart."""
+    import importlib
+
+    C = importlib.import_module(lab.__name__ + ".checks")
+    assert "however far apart" in C.mean_room(0.5, 1000.0)
+    assert C.mean_room(0.1, 10.0) is not None and C.mean_room(0.1, 12.0) is None
+
+
+def test_the_audit_table_shows_the_constants_the_code_tests(lab):
+    rows = {r["check"]: r["not shown here when"] for r in checks.audit(lab.CHECKS)}
+    assert "within 10x of a page-cache read" in rows["bands an order of magnitude apart"]
+    assert "{" not in " ".join(rows.values()) and "  " not in " ".join(rows.values())

@@ -3,9 +3,11 @@
 What each asks of the machine (the chapter's "What the checks ask of your machine" table says it too):
 - the two bands, and the mean between them, need a disk whose O_DIRECT reads are clearly slower than a
   page-cache read. A disk that answers within 10x of a memory copy cannot show them: "not shown here",
-  with both medians, and only when the page cache did its part (most cached reads were memory copies);
+  with both medians, and only when the lab did its part (most cached reads were memory copies, and the
+  direct reads were slower than any memory copy, so they reached a device);
 - a direct rate the disk cannot serve: one reader that waits for each read (psync) issues at most one
-  over the disk's mean time; a slower disk than the set rate allows is "not shown here", with that time;
+  over the disk's mean time; a slower disk than the set rate allows is "not shown here", with that time,
+  under the same condition;
 - "a memory copy" is a read under 10 us plus its block copied at 1 GB/s, a floor any machine beats.
 Nothing is compared with 2009's figures here: the gap between the bands is the disk's, and the chapter
 says how it compares in a sentence computed from the run.
@@ -31,7 +33,8 @@ def _medians(m) -> float:
 
 
 def _disk_too_fast(m, p) -> str | None:
-    """The disk answers O_DIRECT reads so fast that no order of magnitude separates it from the cache."""
+    """The disk answers O_DIRECT reads within {BAND_RATIO}x of a page-cache read (and the lab did its part:
+    the page cache served the cached job, the direct reads reached a device)."""
     gap = _medians(m)
     if not _cache_worked(m) or gap >= BAND_RATIO:
         return None
@@ -40,22 +43,33 @@ def _disk_too_fast(m, p) -> str | None:
             f"order of magnitude between the tiers")
 
 
-def _bands_too_close_for_the_mean(m, p) -> str | None:
-    """With a share s of the reads on the disk, the mean is twice the cached median only when the bands
-    are more than 1 + 1/s apart: closer bands pull it into the lower one, on any data."""
-    s = m["direct_share_measured"]
-    # mean ~ (1 - s) c + s d = c (1 - s + s R): MEAN_AWAY x c needs R >= (MEAN_AWAY - 1 + s) / s
-    need = (MEAN_AWAY - 1 + s) / s if s > 0 else float("inf")
-    if not _cache_worked(m) or _medians(m) >= need:
+def mean_room(s: float, gap: float) -> str | None:
+    """Why a mean of two bands `gap` apart, a share `s` of it in the upper one, cannot lie MEAN_AWAY
+    times from both on any data, or None. mean ~ c (1 - s + s R) for R = gap: MEAN_AWAY x the lower
+    median needs R >= (MEAN_AWAY - 1 + s) / s; MEAN_AWAY below the upper one needs MEAN_AWAY s < 1 and
+    R >= MEAN_AWAY (1 - s) / (1 - MEAN_AWAY s)."""
+    low = (MEAN_AWAY - 1 + s) / s if s > 0 else float("inf")
+    high = MEAN_AWAY * (1 - s) / (1 - MEAN_AWAY * s) if MEAN_AWAY * s < 1 else float("inf")
+    if gap >= max(low, high):
         return None
-    return (f"the bands are {_medians(m):.1f}x apart here, and with {100 * s:.0f}% of the reads on the disk "
-            f"the mean leaves the lower band only when they are more than about {need:.0f}x apart")
+    if high == float("inf"):
+        return (f"with {100 * s:.0f}% of the reads on the disk the mean lies within {MEAN_AWAY}x of the disk band "
+                f"however far apart the bands are")
+    return (f"the bands are {gap:.1f}x apart here, and with {100 * s:.0f}% of the reads on the disk the mean lies "
+            f"{MEAN_AWAY}x from both only when they are more than about {max(low, high):.0f}x apart")
+
+
+def _bands_too_close_for_the_mean(m, p) -> str | None:
+    """The bands are too close, for the share of reads on the disk, for a mean {MEAN_AWAY}x from both
+    (arithmetic on any data: mean_room)."""
+    return mean_room(m["direct_share_measured"], _medians(m)) if _cache_worked(m) else None
 
 
 def _disk_too_slow(m, p) -> str | None:
-    """One reader at queue depth 1 cannot issue reads faster than the disk answers them."""
+    """One reader at queue depth 1 cannot issue reads faster than the disk answers them (and the lab
+    did its part: the page cache served the cached job, the direct reads reached a device)."""
     cap = m["direct_qd1_max_iops"]
-    if cap >= RATE_SHARE * m["rate_set_direct"]:
+    if not _cache_worked(m) or cap >= RATE_SHARE * m["rate_set_direct"]:
         return None
     return (f"this machine's disk took {1e6 / cap:,.0f} us per O_DIRECT read on average, so one reader that waits "
             f"for each (psync) can issue at most {cap:,.0f} reads/s, under the {m['rate_set_direct']:,} set")
@@ -66,14 +80,15 @@ CHECKS = [
           about="direct median / cached median", unless=_disk_too_fast,
           asks="a disk clearly slower than memory: its O_DIRECT reads 10x a page-cache read or more"),
     Check("cached band below direct band", "cached_p50_us", "<", "direct_p50_us", unit="us",
-          bound_about="the direct median", about="the cached median"),
+          bound_about="the direct median", about="the cached median",
+          asks="a device under the volume (not memory: a tmpfs serves O_DIRECT reads from RAM, if at all)"),
     Check("the mean lies in neither band",
           lambda m, p: round(min(m["mean_all_us"] / m["cached_p50_us"], m["direct_p50_us"] / m["mean_all_us"]), 2),
           ">=", MEAN_AWAY, about="the lesser of mean / cached median and direct median / mean",
           unless=_bands_too_close_for_the_mean,
           asks="bands far enough apart for the disk's share of reads to lift the mean out of the lower one"),
     Check("p99 of all reads is in the disk band", "p99_all_us", ">=", lambda m, p: m["direct_p50_us"] / 2,
-          unit="us", bound_about="half the direct median"),
+          unit="us", bound_about="half the direct median", asks="a device under the volume, as above"),
     Check("most cached reads are memory copies", "cached_fast_share", ">", 0.5,
           about="share of cached reads under {cached_fast_us} us (a memory copy)",
           asks="a memory copy of a block at 1 GB/s or faster (every machine of the last fifteen years)"),

@@ -201,6 +201,12 @@ def summary(d: dict) -> dict:
         # what kept fio's CPU from fio in the sweep (fio alone): other work on it, and the CPU limit
         "sweep_other_cpu_pct_max": _r(base.other_cpu_pct.max(), 1),
         "sweep_throttled_pct_max": _r(base.throttled_pct.max(), 1),
+        # fio's CPU time plus what other work and the limit took, at the working set where it was least: at
+        # or near 100% wherever they account for what fio did not get
+        "sweep_accounted_min_pct": _r((base.cpu_pct + base.other_cpu_pct + base.throttled_pct).min(), 1),
+        "ends_accounted_min_pct": _r(min(x.cpu_pct + x.other_cpu_pct + x.throttled_pct for x in (c, g)), 1),
+        "ends_other_cpu_pct_max": _r(max(c.other_cpu_pct, g.other_cpu_pct), 1),
+        "ends_throttled_pct_max": _r(max(c.throttled_pct, g.throttled_pct), 1),
         "sweep_points": int(len(base)),
         "ops_x_size_error_max": _r(runs.ops_x_size_error.max(), 6),
         # Bytes the measurements made the kernel fetch from storage (read_bytes of /proc/PID/io), as a

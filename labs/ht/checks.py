@@ -22,7 +22,7 @@ SHARED_PCT = 10        # other work or a CPU limit took at least this share of f
 
 
 def _no_memory_gap(m, p) -> str | None:
-    """This CPU reads DRAM within 1.25x of its caches by every method stress-ng has (the run's calibration)."""
+    """This CPU reads DRAM within {WORK_GAP}x of its caches by every method stress-ng has (the run's calibration)."""
     gap = m.get("machine_read_ratio_max")
     if gap is None or gap >= WORK_GAP:
         return None
@@ -30,24 +30,39 @@ def _no_memory_gap(m, p) -> str | None:
             f"({m['machine_read_max_method']}), is {gap:.2f}x: no gap of {WORK_GAP}x for fio's copies to show")
 
 
-def _shared(other, throttled) -> str | None:
+def _shared(accounted, other, throttled, where: str) -> str | None:
+    """Not shown when other work and the CPU limit account for what fio did not get (fio's time plus
+    theirs at least BUSY_PCT), and one of them took a share worth naming; never when something else
+    took fio's time, nor when nothing was measured."""
+    if accounted is None or accounted != accounted or accounted < BUSY_PCT:
+        return None
     if other is not None and other == other and other >= SHARED_PCT:
-        return (f"other work took {other:.0f}% of fio's CPU during the measurements (the kernel's count for that CPU "
-                f"beside fio's container's own): fio could not be {BUSY_PCT}% busy on a CPU it shared")
+        return (f"other work took up to {other:.0f}% of fio's CPU {where} (the kernel's count for that CPU beside fio's "
+                f"container's own); with it the CPU was at least {accounted:.0f}% busy: fio could not be {BUSY_PCT}% "
+                f"busy on a CPU it shared")
     if throttled is not None and throttled >= SHARED_PCT:
-        return (f"the CPU limit held fio's container back {throttled:.0f}% of the time (its cgroup's throttled time): "
-                f"fio could not be {BUSY_PCT}% busy on the CPU it was allowed")
+        return (f"the CPU limit held fio's container back up to {throttled:.0f}% of the time {where} (its cgroup's "
+                f"throttled time); with it fio's CPU was accounted for at least {accounted:.0f}%: fio could not be "
+                f"{BUSY_PCT}% busy on the CPU it was allowed")
     return None
 
 
-def _cpu_not_fios(m, p) -> str | None:
-    """Other work shared fio's CPU, or a CPU limit (perflab run --cpus) held fio's container back, for
-    at least 10% of a measurement, as the kernel counted it."""
-    return _shared(m.get("sweep_other_cpu_pct_max"), m.get("sweep_throttled_pct_max"))
+def _sweep_cpu_not_fios(m, p) -> str | None:
+    """Other work on fio's CPU, or a CPU limit (perflab run --cpus), took what fio did not get at every
+    working set (fio's time plus theirs at least {BUSY_PCT}%), as the kernel counted it."""
+    return _shared(m.get("sweep_accounted_min_pct"), m.get("sweep_other_cpu_pct_max"),
+                   m.get("sweep_throttled_pct_max"), "during the sweep")
+
+
+def _ends_cpu_not_fios(m, p) -> str | None:
+    """As for the sweep, at both of its ends (the cache-resident and the DRAM-sized set)."""
+    return _shared(m.get("ends_accounted_min_pct"), m.get("ends_other_cpu_pct_max"),
+                   m.get("ends_throttled_pct_max"), "at the two ends")
 
 
 def _hog_had_nothing_to_take(m, p) -> str | None:
-    """A CPU limit already held fio's container back alone: a hog cannot take time fio was not given."""
+    """A CPU limit already held fio's container back alone ({SHARED_PCT}% of the time or more): a hog
+    cannot take time fio was not given."""
     t = m.get("dram_throttled_pct")
     if t is None or t < SHARED_PCT:
         return None
@@ -66,21 +81,25 @@ CHECKS = [
     Check("busy either way: fio's CPU at both ends of the sweep",
           lambda m, p: min(m["cache_cpu_pct"], m["dram_cpu_pct"]), ">=", BUSY_PCT, unit="%",
           about="fio's CPU time over the run, the lesser of the two ends",
-          show=lambda m, p: f"{m['cache_cpu_pct']}% and {m['dram_cpu_pct']}%", unless=_cpu_not_fios,
+          show=lambda m, p: f"{m['cache_cpu_pct']}% and {m['dram_cpu_pct']}%", unless=_ends_cpu_not_fios,
           asks="fio's CPU to itself: no other work on it, no CPU limit on the container"),
     Check("fio's gap is within this CPU's memory gap", "work_ratio", "<=",
           lambda m, p: GAP_SLACK * m["machine_read_ratio_max"], unit="x",
+          asks="nothing of its speed: held to this CPU's own memory gap, which the run measures (stress-ng)",
           bound_about="1.1 x the largest cache/DRAM read ratio stress-ng measured here",
           show=lambda m, p: f"{m['work_ratio']}x vs {m['machine_read_ratio_max']}x ({m['machine_read_max_method']})",
           only_if=lambda m, p: m.get("machine_read_ratio_max") is not None),
     Check("the CPU stays busy across the whole sweep", "sweep_min_cpu_pct", ">=", BUSY_PCT, unit="%",
-          about="fio's CPU time at every working set", unless=_cpu_not_fios,
+          about="fio's CPU time at every working set", unless=_sweep_cpu_not_fios,
           asks="fio's CPU to itself, as above"),
     Check("ops x I/O size = bytes the kernel counted", "ops_x_size_error_max", "<=", 0.01,
           about="the largest relative gap in any measurement"),
     Check("the reads came from the page cache", "disk_read_fraction_max", "<=", 0.001,
           about="share of the bytes read from storage (read_bytes of /proc/PID/io), the largest in any measurement",
           asks="memory for the working sets' files to stay in the page cache"),
+    Check("a CPU hog takes CPU time: fio's share of its CPU falls", "cpu_dram_cpu_pct", "<=", 70, unit="%",
+          about="fio's CPU time with the hog on its CPU", only_if=lambda m, p: _hog_measured(m, p),
+          unless=_hog_had_nothing_to_take, asks="CPU time for the hog to take, as below"),
     Check("a CPU hog takes CPU time: throughput falls with it", "cpu_dram_throughput_ratio", "<=", 0.7,
           about="throughput with the hog / alone", only_if=lambda m, p: _hog_measured(m, p),
           unless=_hog_had_nothing_to_take, asks="CPU time for the hog to take: no CPU limit below what fio uses"),

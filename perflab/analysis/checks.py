@@ -91,8 +91,13 @@ class Check:
     @property
     def not_shown_when(self) -> str:
         """When this check says "not shown here" (the first line of its `unless`'s docstring), or "-"."""
-        doc = (getattr(self.unless, "__doc__", None) or "").strip()
-        return doc.split("\n\n")[0].replace("\n", " ") if self.unless is not None else "never: it passes or fails"
+        if self.unless is None:
+            return "never: it passes or fails"
+        doc = " ".join((getattr(self.unless, "__doc__", None) or "").strip().split("\n\n")[0].split())
+        # {NAME}: a constant of the module that declares it, so the table says what the code tests
+        import sys
+
+        return doc.format_map(vars(sys.modules[self.unless.__module__])) if "{" in doc else doc
 
     def __post_init__(self):
         if self.op not in OPS:
@@ -103,7 +108,7 @@ class Check:
     def expected(self, m: Mapping, p: Mapping | None = None) -> str:
         """The "expected" column: the comparison with its bound as this run computes it."""
         b = _read(self.bound, m, p or {})
-        unit = f" {self.unit}" if self.unit else ""
+        unit = "" if not self.unit else self.unit if self.unit in ("%", "x") else f" {self.unit}"
         text = (f"between {_num(b[0])} and {_num(b[1])}{unit}" if self.op == "between"
                 else f"{self.op} {_num(b)}{unit}")
         if self.bound_about or isinstance(self.bound, str):

@@ -137,6 +137,29 @@ def judge(run_dir: Path | None, rc: int, stderr: str, scratch: Path | None) -> d
     return cell
 
 
+def _run_lab(argv: list[str], cwd: Path, timeout: float) -> tuple[int, str, str]:
+    """`perflab run ...` to its end. Interrupted (or past `timeout`), it gets SIGINT, as from a
+    terminal, and up to STOP_WAIT_S to clean up after itself (it marks its run.json incomplete and
+    gives back what it made) before the harness goes on unwinding; only then is it killed."""
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        return proc.returncode, out, err
+    except BaseException as e:
+        proc.send_signal(signal.SIGINT)
+        try:
+            out, err = proc.communicate(timeout=STOP_WAIT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+        if isinstance(e, subprocess.TimeoutExpired):
+            return proc.returncode, out, (err or "") + f"\nstopped after {timeout:g} s"
+        raise
+
+
+STOP_WAIT_S = 120
+
+
 def _stop_on_term(signum, frame):
     raise KeyboardInterrupt
 
@@ -168,12 +191,11 @@ def run(m: Manifest, labs: list[str], names: list[str], preset: str = "smoke", t
                     for lab in labs:
                         out(f"perflab conditions: {lab} under {name} ...")
                         t0 = time.time()
-                        r = subprocess.run([str(m.root / "scripts" / "perflab"), "run", lab, "--preset", preset,
-                                            *setting.args], cwd=m.root, capture_output=True, text=True,
-                                           timeout=timeout)
-                        lines = r.stdout.strip().splitlines()
+                        rc, stdout, stderr = _run_lab([str(m.root / "scripts" / "perflab"), "run", lab, "--preset",
+                                                       preset, *setting.args], m.root, timeout)
+                        lines = stdout.strip().splitlines()
                         run_dir = Path(lines[-1]) if lines and Path(lines[-1]).is_dir() else None
-                        cell = judge(run_dir, r.returncode, r.stderr, setting.ledger_dir)
+                        cell = judge(run_dir, rc, stderr, setting.ledger_dir)
                         cell.setdefault("commit", state.get("git_sha"))   # a run that left no run.json
                         cell.setdefault("dirty", state.get("git_dirty"))
                         cell.update(measured_at=provenance.now_iso(), wall_s=round(time.time() - t0, 1))

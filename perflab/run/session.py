@@ -63,6 +63,10 @@ class Session:
     def path(self, *parts) -> Path:
         return self.data_dir.joinpath(*parts)
 
+    def run_doc(self) -> dict:
+        """This run's run.json (parameters, provenance, metrics, checks as recorded)."""
+        return RunRecord(self.data_dir).read()
+
     def reference_dir(self) -> Path:
         return self.manifest.root / "data" / "reference" / self.lab.name
 
