@@ -11,7 +11,7 @@ LAB = "ht"
 OURS = {"work_ratio": 2.34, "cache_cpu_pct": 99.2, "dram_cpu_pct": 99.3, "machine_read_ratio_max": 4.09,
         "machine_read_max_method": "read128pf", "sweep_min_cpu_pct": 99.2, "ops_x_size_error_max": 5e-06,
         "disk_read_fraction_max": 2.4e-05, "cpu_dram_throughput_ratio": 0.495, "cpu_dram_work_ratio": 0.991,
-        "sweep_best_set": "128KiB", "cache_set": "128KiB", "cpi": None,
+        "sweep_best_set": "128KiB", "cache_set": "128KiB", "cpi": None, "sweep_best_gain": 0.0, "sweep_best_noise": 0.02,
         "hardware_counters": "not supported: perf stat -e cycles,instructions: <not supported> cycles",
         "sweep_other_cpu_pct_max": 0.8, "sweep_throttled_pct_max": 0.0, "dram_throttled_pct": 0.0,
         "sweep_accounted_min_pct": 99.9, "ends_accounted_min_pct": 99.9, "ends_other_cpu_pct_max": 0.7,
@@ -101,3 +101,12 @@ def test_checks_of_phases_left_out_are_not_made(lab):
     m = {k: v for k, v in OURS.items() if not k.startswith("cpu_dram")}
     names = [o["name"] for o in checks.evaluate(lab.CHECKS, m)]
     assert not any("hog" in n for n in names) and len(names) == len(lab.CHECKS) - 3
+
+
+def test_the_sweeps_best_set_is_judged_against_the_runs_own_repeat_spread(lab):
+    """A full run of this lab had the 768 KiB set 10.7% above the 128 KiB one, whose three repeats spread
+    by 20.7%: within the run's own noise. Above the noise it fails."""
+    name = "no working set does measurably more work per CPU-second than the cache-resident end"
+    noisy = {**OURS, "sweep_best_set": "768KiB", "sweep_best_gain": 0.107, "sweep_best_noise": 0.207}
+    assert statuses(lab, noisy)[name] == checks.PASS
+    assert statuses(lab, {**noisy, "sweep_best_noise": 0.05})[name] == checks.FAIL

@@ -219,7 +219,12 @@ def summary(d: dict) -> dict:
     # smallest (cache-resident) set's.
     sw = base.sort_values("set")
     lo = sw.loc[sw.gib_per_cpu_s.idxmin()]
-    m.update({"sweep_best_set": fmt_size(int(sw.loc[sw.gib_per_cpu_s.idxmax(), "set"])),
+    best = sw.loc[sw.gib_per_cpu_s.idxmax()]
+    # how much more the best set did than the cache-resident end (0 when that end is the best), and how
+    # far this run's repeats of those two sets spread: the noise a gain must clear to mean anything
+    m.update({"sweep_best_gain": _r(best.gib_per_cpu_s / c.gib_per_cpu_s - 1, 3),
+              "sweep_best_noise": _r(max(float(best.spread), float(c.spread)), 3),
+              "sweep_best_set": fmt_size(int(best["set"])),
               "sweep_worst_set": fmt_size(int(lo["set"])),
               "sweep_worst_frac": _r(lo.gib_per_cpu_s / c.gib_per_cpu_s, 3),
               "sweep_worst_is_largest": bool(int(lo["set"]) == big)})
