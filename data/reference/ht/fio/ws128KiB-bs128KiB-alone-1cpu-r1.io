@@ -1,7 +1,7 @@
-rchar: 98861558718
-wchar: 13665
-syscr: 754472
+rchar: 96123333568
+wchar: 13666
+syscr: 733581
 syscw: 5
-read_bytes: 20480
+read_bytes: 36864
 write_bytes: 8192
 cancelled_write_bytes: 0

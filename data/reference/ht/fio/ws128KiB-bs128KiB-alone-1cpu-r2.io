@@ -1,7 +1,7 @@
-rchar: 98159799250
-wchar: 13664
-syscr: 749118
+rchar: 85197958100
+wchar: 13666
+syscr: 650227
 syscw: 5
-read_bytes: 274432
-write_bytes: 8192
+read_bytes: 0
+write_bytes: 12288
 cancelled_write_bytes: 0

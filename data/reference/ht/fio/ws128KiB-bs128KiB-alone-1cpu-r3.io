@@ -1,7 +1,7 @@
-rchar: 96892070866
-wchar: 13665
-syscr: 739446
+rchar: 96963505106
+wchar: 13664
+syscr: 739991
 syscw: 5
-read_bytes: 0
+read_bytes: 36864
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 150579555332
-wchar: 18984
-syscr: 1149050
+rchar: 139730725964
+wchar: 18983
+syscr: 1066299
 syscw: 5
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 16384
 cancelled_write_bytes: 0

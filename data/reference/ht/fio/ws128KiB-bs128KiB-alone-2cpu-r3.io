@@ -1,6 +1,6 @@
-rchar: 149358226445
+rchar: 142693608533
 wchar: 18984
-syscr: 1139732
+syscr: 1088903
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

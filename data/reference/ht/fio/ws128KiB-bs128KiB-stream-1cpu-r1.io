@@ -1,6 +1,6 @@
-rchar: 83365047254
-wchar: 13666
-syscr: 636243
+rchar: 72025484247
+wchar: 13664
+syscr: 549729
 syscw: 5
 read_bytes: 0
 write_bytes: 28672

@@ -1,7 +1,7 @@
-rchar: 98440555478
-wchar: 13665
-syscr: 751260
+rchar: 75730365401
+wchar: 13664
+syscr: 577995
 syscw: 5
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 28672
 cancelled_write_bytes: 0

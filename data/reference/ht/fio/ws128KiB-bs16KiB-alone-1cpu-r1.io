@@ -1,6 +1,6 @@
-rchar: 42012519374
-wchar: 13664
-syscr: 2564453
+rchar: 52653697999
+wchar: 13666
+syscr: 3213939
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 41788173261
-wchar: 13661
-syscr: 2550760
+rchar: 52317940685
+wchar: 13665
+syscr: 3193446
 syscw: 5
-read_bytes: 1134592
+read_bytes: 0
 write_bytes: 12288
 cancelled_write_bytes: 0

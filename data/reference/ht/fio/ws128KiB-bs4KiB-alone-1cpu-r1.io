@@ -1,7 +1,7 @@
-rchar: 20170959818
+rchar: 21518064586
 wchar: 13662
-syscr: 4924743
+syscr: 5253626
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

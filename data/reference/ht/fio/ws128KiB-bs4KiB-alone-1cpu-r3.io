@@ -1,7 +1,7 @@
-rchar: 21566761930
-wchar: 13663
-syscr: 5265515
+rchar: 21050620875
+wchar: 13664
+syscr: 5139504
 syscw: 5
-read_bytes: 294912
+read_bytes: 0
 write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 46521363430
+rchar: 46836198374
 wchar: 13662
-syscr: 355148
+syscr: 357550
 syscw: 5
-read_bytes: 1089536
-write_bytes: 12288
+read_bytes: 196608
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 42602179558
-wchar: 13666
-syscr: 325247
+rchar: 44943387620
+wchar: 13664
+syscr: 343109
 syscw: 5
-read_bytes: 151552
-write_bytes: 32768
+read_bytes: 1421312
+write_bytes: 28672
 cancelled_write_bytes: 0

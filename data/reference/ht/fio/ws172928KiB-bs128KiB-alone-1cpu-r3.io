@@ -1,7 +1,7 @@
-rchar: 41680612325
-wchar: 13666
-syscr: 318216
+rchar: 46622944228
+wchar: 13664
+syscr: 355923
 syscw: 5
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 50640301004
-wchar: 13661
-syscr: 386573
+rchar: 50491665358
+wchar: 13660
+syscr: 385439
 syscw: 5
-read_bytes: 2207744
-write_bytes: 16384
+read_bytes: 393216
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 46827416526
-wchar: 13658
-syscr: 357483
+rchar: 50761411532
+wchar: 13660
+syscr: 387497
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 92732238845
+rchar: 78620503035
 wchar: 18969
-syscr: 707710
+syscr: 600047
 syscw: 5
-read_bytes: 450560
+read_bytes: 0
 write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 89858223119
+rchar: 89741044824
 wchar: 18969
-syscr: 685783
+syscr: 684908
 syscw: 5
 read_bytes: 0
-write_bytes: 16384
+write_bytes: 12288
 cancelled_write_bytes: 0

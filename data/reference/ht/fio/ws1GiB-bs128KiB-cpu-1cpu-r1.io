@@ -1,7 +1,7 @@
-rchar: 26665528262
-wchar: 13655
-syscr: 203660
+rchar: 20376562622
+wchar: 13657
+syscr: 155677
 syscw: 5
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 28672
 cancelled_write_bytes: 0

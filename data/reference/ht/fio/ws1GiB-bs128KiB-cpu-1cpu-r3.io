@@ -1,7 +1,7 @@
-rchar: 26345319366
+rchar: 23117016004
 wchar: 13658
-syscr: 201217
+syscr: 176587
 syscw: 5
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 45081406416
-wchar: 13657
-syscr: 344162
+rchar: 43411549136
+wchar: 13658
+syscr: 331422
 syscw: 5
 read_bytes: 0
 write_bytes: 32768

@@ -1,7 +1,7 @@
-rchar: 27874094023
+rchar: 32115190729
 wchar: 13667
-syscr: 1701512
+syscr: 1960368
 syscw: 5
 read_bytes: 0
-write_bytes: 45056
+write_bytes: 40960
 cancelled_write_bytes: 0

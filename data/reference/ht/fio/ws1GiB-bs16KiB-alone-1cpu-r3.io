@@ -1,7 +1,7 @@
-rchar: 34696653769
-wchar: 13664
-syscr: 2117928
+rchar: 34259856327
+wchar: 13663
+syscr: 2091268
 syscw: 5
-read_bytes: 61440
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 11153812422
-wchar: 13653
-syscr: 10856
+rchar: 12758133703
+wchar: 13652
+syscr: 12386
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

@@ -1,6 +1,6 @@
-rchar: 11532348359
-wchar: 13658
-syscr: 11217
+rchar: 12309343175
+wchar: 13653
+syscr: 11958
 syscw: 5
 read_bytes: 0
 write_bytes: 28672

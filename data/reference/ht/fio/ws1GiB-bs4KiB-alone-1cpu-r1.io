@@ -1,6 +1,6 @@
-rchar: 16240847810
+rchar: 17716259778
 wchar: 13661
-syscr: 3965241
+syscr: 4325451
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 15253978052
-wchar: 13661
-syscr: 3724308
+rchar: 17195645892
+wchar: 13663
+syscr: 4198348
 syscw: 5
-read_bytes: 0
+read_bytes: 323584
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 40642653150
-wchar: 13664
-syscr: 310297
+rchar: 51528575966
+wchar: 13666
+syscr: 393350
 syscw: 5
-read_bytes: 69632
-write_bytes: 32768
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

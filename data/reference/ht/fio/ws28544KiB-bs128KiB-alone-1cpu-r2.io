@@ -1,7 +1,7 @@
-rchar: 37937982432
-wchar: 13660
-syscr: 289662
+rchar: 51470117856
+wchar: 13664
+syscr: 392902
 syscw: 5
-read_bytes: 40960
-write_bytes: 12288
+read_bytes: 65536
+write_bytes: 8192
 cancelled_write_bytes: 0

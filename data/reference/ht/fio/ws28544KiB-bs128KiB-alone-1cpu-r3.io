@@ -1,7 +1,7 @@
-rchar: 36623068126
-wchar: 13660
-syscr: 279630
+rchar: 48831376352
+wchar: 13657
+syscr: 372772
 syscw: 5
-read_bytes: 4096
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 79364336600
-wchar: 13667
-syscr: 605720
+rchar: 85269654490
+wchar: 13666
+syscr: 650774
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 77528673240
-wchar: 13667
-syscr: 591715
+rchar: 83936127962
+wchar: 13666
+syscr: 640600
 syscw: 5
-read_bytes: 4096
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

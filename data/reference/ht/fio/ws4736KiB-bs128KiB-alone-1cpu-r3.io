@@ -1,7 +1,7 @@
-rchar: 76405517272
+rchar: 81475120090
 wchar: 13666
-syscr: 583146
+syscr: 621824
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

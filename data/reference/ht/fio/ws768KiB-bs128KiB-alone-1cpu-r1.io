@@ -1,7 +1,7 @@
-rchar: 83957754816
+rchar: 88213400512
 wchar: 13665
-syscr: 640765
+syscr: 673233
 syscw: 5
-read_bytes: 73728
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

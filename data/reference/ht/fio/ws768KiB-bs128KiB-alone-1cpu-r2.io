@@ -1,7 +1,7 @@
-rchar: 84347562962
+rchar: 87839845330
 wchar: 13665
-syscr: 643739
+syscr: 670383
 syscw: 5
-read_bytes: 20480
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

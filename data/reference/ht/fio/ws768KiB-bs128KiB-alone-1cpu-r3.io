@@ -1,7 +1,7 @@
-rchar: 83728772050
-wchar: 13664
-syscr: 639016
+rchar: 86555339730
+wchar: 13665
+syscr: 660583
 syscw: 5
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

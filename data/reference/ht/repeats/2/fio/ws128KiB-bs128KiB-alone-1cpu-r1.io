@@ -1,6 +1,6 @@
-rchar: 99439586240
-wchar: 13664
-syscr: 758882
+rchar: 94567508927
+wchar: 13667
+syscr: 721711
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,6 +1,6 @@
-rchar: 102031141844
-wchar: 13666
-syscr: 778654
+rchar: 100248824788
+wchar: 13665
+syscr: 765056
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

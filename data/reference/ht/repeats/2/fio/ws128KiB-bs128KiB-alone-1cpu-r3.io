@@ -1,6 +1,6 @@
-rchar: 90996583378
-wchar: 13665
-syscr: 694467
+rchar: 85145136084
+wchar: 13666
+syscr: 649824
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 136221404163
-wchar: 18987
-syscr: 1039507
+rchar: 143100455939
+wchar: 18982
+syscr: 1091989
 syscw: 5
-read_bytes: 4096
-write_bytes: 36864
+read_bytes: 0
+write_bytes: 16384
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 146079067142
-wchar: 18981
-syscr: 1114715
+rchar: 142421896197
+wchar: 18982
+syscr: 1086812
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

@@ -1,6 +1,6 @@
-rchar: 138117360652
-wchar: 18981
-syscr: 1053972
+rchar: 134789442645
+wchar: 18982
+syscr: 1028599
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

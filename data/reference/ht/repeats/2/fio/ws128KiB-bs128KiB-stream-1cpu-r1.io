@@ -1,6 +1,6 @@
-rchar: 94702250966
+rchar: 99086085079
 wchar: 13665
-syscr: 722739
+syscr: 756185
 syscw: 5
 read_bytes: 0
 write_bytes: 32768

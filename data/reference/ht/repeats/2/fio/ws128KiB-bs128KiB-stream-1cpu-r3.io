@@ -1,7 +1,7 @@
-rchar: 77662366678
-wchar: 13664
-syscr: 592735
+rchar: 93219564502
+wchar: 13665
+syscr: 711427
 syscw: 5
-read_bytes: 0
-write_bytes: 32768
+read_bytes: 221184
+write_bytes: 28672
 cancelled_write_bytes: 0

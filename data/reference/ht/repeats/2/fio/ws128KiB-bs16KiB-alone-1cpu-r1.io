@@ -1,6 +1,6 @@
-rchar: 45829958606
-wchar: 13665
-syscr: 2797451
+rchar: 53882563535
+wchar: 13667
+syscr: 3288943
 syscw: 5
 read_bytes: 0
 write_bytes: 28672

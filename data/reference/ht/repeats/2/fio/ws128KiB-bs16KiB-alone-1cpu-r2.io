@@ -1,6 +1,6 @@
-rchar: 52894297039
+rchar: 54104943565
 wchar: 13665
-syscr: 3228624
+syscr: 3302516
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

@@ -1,6 +1,6 @@
-rchar: 49838304207
-wchar: 13663
-syscr: 3042101
+rchar: 53229923277
+wchar: 13666
+syscr: 3249109
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,6 +1,6 @@
-rchar: 20783975368
-wchar: 13662
-syscr: 5074405
+rchar: 21324917704
+wchar: 13663
+syscr: 5206471
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

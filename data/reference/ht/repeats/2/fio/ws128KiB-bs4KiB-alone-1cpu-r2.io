@@ -1,6 +1,6 @@
-rchar: 20245339082
+rchar: 21217618890
 wchar: 13662
-syscr: 4942902
+syscr: 5180275
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,6 +1,6 @@
-rchar: 19350236106
-wchar: 13661
-syscr: 4724371
+rchar: 21189262280
+wchar: 13662
+syscr: 5173352
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

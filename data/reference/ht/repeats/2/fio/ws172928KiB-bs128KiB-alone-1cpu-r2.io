@@ -1,6 +1,6 @@
-rchar: 37492861927
+rchar: 44379909092
 wchar: 13662
-syscr: 286266
+syscr: 338810
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,6 +1,6 @@
-rchar: 48979225572
+rchar: 48823643110
 wchar: 13662
-syscr: 373900
+syscr: 372713
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

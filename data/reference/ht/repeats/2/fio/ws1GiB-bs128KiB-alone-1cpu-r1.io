@@ -1,7 +1,7 @@
-rchar: 55582370765
-wchar: 13663
-syscr: 424278
+rchar: 47862885326
+wchar: 13657
+syscr: 365381
 syscw: 5
-read_bytes: 1380352
-write_bytes: 8192
+read_bytes: 0
+write_bytes: 12288
 cancelled_write_bytes: 0

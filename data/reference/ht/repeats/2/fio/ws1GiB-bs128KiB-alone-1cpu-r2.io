@@ -1,7 +1,7 @@
-rchar: 44261813196
-wchar: 13658
-syscr: 337909
+rchar: 47605853134
+wchar: 13657
+syscr: 363422
 syscw: 5
-read_bytes: 180224
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 51193949132
-wchar: 13661
-syscr: 390797
+rchar: 50438187982
+wchar: 13659
+syscr: 385031
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

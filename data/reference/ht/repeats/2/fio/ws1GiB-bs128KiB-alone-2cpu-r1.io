@@ -1,6 +1,6 @@
-rchar: 90838248445
-wchar: 18969
-syscr: 693260
+rchar: 92625284093
+wchar: 18966
+syscr: 706895
 syscw: 5
 read_bytes: 0
 write_bytes: 24576

@@ -1,6 +1,6 @@
-rchar: 91448257532
-wchar: 18969
-syscr: 697915
+rchar: 89657814085
+wchar: 18968
+syscr: 684272
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

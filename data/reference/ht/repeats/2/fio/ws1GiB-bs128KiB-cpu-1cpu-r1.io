@@ -1,6 +1,6 @@
-rchar: 25361623998
-wchar: 13656
-syscr: 193710
+rchar: 23511149508
+wchar: 13657
+syscr: 179594
 syscw: 5
 read_bytes: 0
 write_bytes: 28672

@@ -1,7 +1,7 @@
-rchar: 25258863558
-wchar: 13656
-syscr: 192928
+rchar: 24249084871
+wchar: 13661
+syscr: 185224
 syscw: 5
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 45056
 cancelled_write_bytes: 0

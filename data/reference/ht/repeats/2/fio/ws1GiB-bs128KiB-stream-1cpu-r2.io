@@ -1,7 +1,7 @@
-rchar: 42629966800
-wchar: 13662
-syscr: 325459
+rchar: 36478233552
+wchar: 13657
+syscr: 278525
 syscw: 5
-read_bytes: 692224
-write_bytes: 45056
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

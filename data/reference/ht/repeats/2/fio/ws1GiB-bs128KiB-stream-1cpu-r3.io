@@ -1,6 +1,6 @@
-rchar: 42521701330
-wchar: 13658
-syscr: 324633
+rchar: 41395006416
+wchar: 13657
+syscr: 316037
 syscw: 5
 read_bytes: 0
 write_bytes: 28672

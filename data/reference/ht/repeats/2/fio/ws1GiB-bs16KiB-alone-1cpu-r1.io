@@ -1,7 +1,7 @@
-rchar: 31077493705
-wchar: 13664
-syscr: 1897032
+rchar: 34681564105
+wchar: 13663
+syscr: 2117007
 syscw: 5
-read_bytes: 266240
-write_bytes: 20480
+read_bytes: 0
+write_bytes: 24576
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 33221340103
-wchar: 13663
-syscr: 2027882
+rchar: 34090871751
+wchar: 13667
+syscr: 2080954
 syscw: 5
-read_bytes: 0
-write_bytes: 8192
+read_bytes: 16384
+write_bytes: 24576
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 33371630535
+rchar: 34887101385
 wchar: 13664
-syscr: 2037055
+syscr: 2129552
 syscw: 5
-read_bytes: 4096
-write_bytes: 8192
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

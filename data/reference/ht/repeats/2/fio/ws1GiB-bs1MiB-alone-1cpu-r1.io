@@ -1,6 +1,6 @@
-rchar: 10786810821
-wchar: 13653
-syscr: 10506
+rchar: 12950023109
+wchar: 13652
+syscr: 12569
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

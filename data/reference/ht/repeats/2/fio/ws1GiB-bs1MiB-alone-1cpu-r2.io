@@ -1,7 +1,7 @@
-rchar: 10705021893
-wchar: 13655
-syscr: 10428
+rchar: 12955265991
+wchar: 13652
+syscr: 12574
 syscw: 5
 read_bytes: 0
-write_bytes: 24576
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 11243989957
-wchar: 13653
-syscr: 10942
+rchar: 12777008071
+wchar: 13652
+syscr: 12404
 syscw: 5
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 16447269828
-wchar: 13663
-syscr: 4015639
+rchar: 17449319364
+wchar: 13662
+syscr: 4260280
 syscw: 5
-read_bytes: 8192
+read_bytes: 200704
 write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 33895197662
-wchar: 13662
-syscr: 258816
+rchar: 43222805472
+wchar: 13661
+syscr: 329982
 syscw: 5
-read_bytes: 110592
+read_bytes: 0
 write_bytes: 32768
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 76919188442
-wchar: 13667
-syscr: 587065
+rchar: 75504659418
+wchar: 13666
+syscr: 576273
 syscw: 5
-read_bytes: 143360
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

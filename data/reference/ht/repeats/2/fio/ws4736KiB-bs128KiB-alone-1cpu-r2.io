@@ -1,7 +1,7 @@
-rchar: 71783787480
-wchar: 13667
-syscr: 547885
+rchar: 76502641626
+wchar: 13666
+syscr: 583887
 syscw: 5
-read_bytes: 53248
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

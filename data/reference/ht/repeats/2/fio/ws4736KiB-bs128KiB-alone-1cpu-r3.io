@@ -1,7 +1,7 @@
-rchar: 76800043992
-wchar: 13667
-syscr: 586156
+rchar: 81972407256
+wchar: 13669
+syscr: 625618
 syscw: 5
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 28672
 cancelled_write_bytes: 0

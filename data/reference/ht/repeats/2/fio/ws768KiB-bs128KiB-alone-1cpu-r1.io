@@ -1,7 +1,7 @@
-rchar: 84078603198
-wchar: 13665
-syscr: 641687
+rchar: 81040485310
+wchar: 13664
+syscr: 618506
 syscw: 5
-read_bytes: 94208
-write_bytes: 8192
+read_bytes: 0
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 85207264210
+rchar: 75937197012
 wchar: 13664
-syscr: 650296
+syscr: 579573
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

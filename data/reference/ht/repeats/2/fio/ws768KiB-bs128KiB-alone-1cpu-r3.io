@@ -1,6 +1,6 @@
-rchar: 83799813075
+rchar: 87123405780
 wchar: 13665
-syscr: 639560
+syscr: 664917
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

@@ -1,6 +1,6 @@
-rchar: 86870961087
-wchar: 13667
-syscr: 662991
+rchar: 97287383999
+wchar: 13666
+syscr: 742462
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

@@ -1,6 +1,6 @@
-rchar: 72008051668
-wchar: 13664
-syscr: 549596
+rchar: 92151589842
+wchar: 13667
+syscr: 703279
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 96340913106
-wchar: 13665
-syscr: 735241
+rchar: 98271734740
+wchar: 13664
+syscr: 749972
 syscw: 5
-read_bytes: 8192
+read_bytes: 0
 write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 112314264579
-wchar: 18984
-syscr: 857110
+rchar: 107980631045
+wchar: 18981
+syscr: 824046
 syscw: 5
 read_bytes: 4096
 write_bytes: 40960

@@ -1,6 +1,6 @@
-rchar: 148320660485
-wchar: 18980
-syscr: 1131816
+rchar: 116002368579
+wchar: 18978
+syscr: 885263
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

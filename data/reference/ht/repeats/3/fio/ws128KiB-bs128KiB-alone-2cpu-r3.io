@@ -1,6 +1,6 @@
-rchar: 136255351891
-wchar: 18984
-syscr: 1039783
+rchar: 112658328589
+wchar: 18979
+syscr: 859735
 syscw: 5
 read_bytes: 0
 write_bytes: 16384

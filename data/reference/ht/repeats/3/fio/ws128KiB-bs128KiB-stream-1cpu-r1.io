@@ -1,6 +1,6 @@
-rchar: 57960278998
-wchar: 13660
-syscr: 442420
+rchar: 65520249816
+wchar: 13663
+syscr: 500098
 syscw: 5
 read_bytes: 0
 write_bytes: 28672

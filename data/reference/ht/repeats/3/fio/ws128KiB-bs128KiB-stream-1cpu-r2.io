@@ -1,6 +1,6 @@
-rchar: 92269030358
-wchar: 13667
-syscr: 704175
+rchar: 66928356312
+wchar: 13665
+syscr: 510841
 syscw: 5
 read_bytes: 0
 write_bytes: 24576

@@ -1,7 +1,7 @@
-rchar: 89677343702
-wchar: 13665
-syscr: 684402
+rchar: 81551141847
+wchar: 13666
+syscr: 622404
 syscw: 5
-read_bytes: 466944
-write_bytes: 28672
+read_bytes: 0
+write_bytes: 32768
 cancelled_write_bytes: 0

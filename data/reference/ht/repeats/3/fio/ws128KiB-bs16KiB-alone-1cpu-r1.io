@@ -1,7 +1,7 @@
-rchar: 53670964173
-wchar: 13665
-syscr: 3276028
+rchar: 43113032653
+wchar: 13663
+syscr: 2631623
 syscw: 5
-read_bytes: 0
-write_bytes: 12288
+read_bytes: 1126400
+write_bytes: 8192
 cancelled_write_bytes: 0

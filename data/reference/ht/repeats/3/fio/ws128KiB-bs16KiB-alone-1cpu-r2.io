@@ -1,6 +1,6 @@
-rchar: 52355476431
-wchar: 13665
-syscr: 3195737
+rchar: 49243188173
+wchar: 13663
+syscr: 3005778
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

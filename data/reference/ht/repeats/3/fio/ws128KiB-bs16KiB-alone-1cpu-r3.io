@@ -1,6 +1,6 @@
-rchar: 51922283469
-wchar: 13665
-syscr: 3169297
+rchar: 36440271823
+wchar: 13659
+syscr: 2224350
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,6 +1,6 @@
-rchar: 21538298826
-wchar: 13662
-syscr: 5258566
+rchar: 16685116360
+wchar: 13661
+syscr: 4073707
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

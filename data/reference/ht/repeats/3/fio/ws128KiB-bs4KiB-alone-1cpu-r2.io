@@ -1,6 +1,6 @@
-rchar: 21688237000
-wchar: 13662
-syscr: 5295172
+rchar: 17766579146
+wchar: 13661
+syscr: 4337736
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

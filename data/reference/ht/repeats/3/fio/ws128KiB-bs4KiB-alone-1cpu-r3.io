@@ -1,7 +1,7 @@
-rchar: 21053995978
+rchar: 17555913674
 wchar: 13662
-syscr: 5140328
+syscr: 4286302
 syscw: 5
 read_bytes: 0
-write_bytes: 16384
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 41642077156
+rchar: 45513419748
 wchar: 13663
-syscr: 317922
+syscr: 347458
 syscw: 5
-read_bytes: 0
-write_bytes: 28672
+read_bytes: 241664
+write_bytes: 32768
 cancelled_write_bytes: 0

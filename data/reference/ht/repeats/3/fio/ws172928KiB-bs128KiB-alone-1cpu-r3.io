@@ -1,7 +1,7 @@
-rchar: 40473963492
+rchar: 46229203942
 wchar: 13661
-syscr: 309010
+syscr: 352919
 syscw: 5
-read_bytes: 0
-write_bytes: 12288
+read_bytes: 4096
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 49373227981
+rchar: 44529593294
 wchar: 13658
-syscr: 376906
+syscr: 339950
 syscw: 5
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

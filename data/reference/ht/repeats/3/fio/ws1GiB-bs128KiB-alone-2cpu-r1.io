@@ -1,7 +1,7 @@
-rchar: 92890180606
-wchar: 18968
-syscr: 708915
+rchar: 79688215619
+wchar: 18970
+syscr: 608210
 syscw: 5
-read_bytes: 0
-write_bytes: 24576
+read_bytes: 24576
+write_bytes: 20480
 cancelled_write_bytes: 0

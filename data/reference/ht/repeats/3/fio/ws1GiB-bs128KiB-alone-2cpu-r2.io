@@ -1,6 +1,6 @@
-rchar: 93803097084
-wchar: 18968
-syscr: 715880
+rchar: 91595320317
+wchar: 18969
+syscr: 699037
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

@@ -1,6 +1,6 @@
-rchar: 87657262169
+rchar: 87294323729
 wchar: 18969
-syscr: 669010
+syscr: 666222
 syscw: 5
 read_bytes: 0
 write_bytes: 12288

@@ -1,6 +1,6 @@
-rchar: 25217182662
-wchar: 13655
-syscr: 192610
+rchar: 20216392638
+wchar: 13658
+syscr: 154455
 syscw: 5
 read_bytes: 0
 write_bytes: 28672

@@ -1,7 +1,7 @@
-rchar: 24920173508
-wchar: 13657
-syscr: 190344
+rchar: 19781364679
+wchar: 13656
+syscr: 151138
 syscw: 5
-read_bytes: 167936
+read_bytes: 61440
 write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 23517703102
-wchar: 13658
-syscr: 179642
+rchar: 19909028806
+wchar: 13656
+syscr: 152112
 syscw: 5
 read_bytes: 0
 write_bytes: 28672

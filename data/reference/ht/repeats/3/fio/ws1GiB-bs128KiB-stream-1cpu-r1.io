@@ -1,7 +1,7 @@
-rchar: 37711227856
-wchar: 13659
-syscr: 287932
+rchar: 37751335888
+wchar: 13658
+syscr: 288238
 syscw: 5
-read_bytes: 0
+read_bytes: 24576
 write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 41939217362
-wchar: 13661
-syscr: 320189
+rchar: 32868117457
+wchar: 13662
+syscr: 250982
 syscw: 5
 read_bytes: 0
 write_bytes: 45056

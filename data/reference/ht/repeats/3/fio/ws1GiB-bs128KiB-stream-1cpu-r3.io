@@ -1,6 +1,6 @@
-rchar: 41113463760
-wchar: 13658
-syscr: 313889
+rchar: 38683913168
+wchar: 13657
+syscr: 295353
 syscw: 5
 read_bytes: 0
 write_bytes: 28672

@@ -1,7 +1,7 @@
-rchar: 36068993993
-wchar: 13664
-syscr: 2201689
+rchar: 30473219017
+wchar: 13666
+syscr: 1860150
 syscw: 5
-read_bytes: 0
-write_bytes: 32768
+read_bytes: 339968
+write_bytes: 40960
 cancelled_write_bytes: 0

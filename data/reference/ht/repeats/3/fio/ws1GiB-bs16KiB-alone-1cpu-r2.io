@@ -1,7 +1,7 @@
-rchar: 34130111433
-wchar: 13664
-syscr: 2083347
+rchar: 33472080841
+wchar: 13663
+syscr: 2043184
 syscw: 5
-read_bytes: 0
+read_bytes: 303104
 write_bytes: 8192
 cancelled_write_bytes: 0

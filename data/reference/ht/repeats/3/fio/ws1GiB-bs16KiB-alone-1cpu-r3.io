@@ -1,6 +1,6 @@
-rchar: 31929068487
+rchar: 31385299911
 wchar: 13664
-syscr: 1949008
+syscr: 1915819
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

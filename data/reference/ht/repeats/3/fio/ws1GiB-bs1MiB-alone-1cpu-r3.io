@@ -1,7 +1,7 @@
-rchar: 12770716616
+rchar: 12153105351
 wchar: 13654
-syscr: 12398
+syscr: 11809
 syscw: 5
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 17781656516
-wchar: 13660
-syscr: 4341417
+rchar: 14457707459
+wchar: 13662
+syscr: 3529906
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

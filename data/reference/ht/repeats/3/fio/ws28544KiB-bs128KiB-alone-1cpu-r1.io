@@ -1,6 +1,6 @@
-rchar: 37235305440
-wchar: 13661
-syscr: 284301
+rchar: 43026590688
+wchar: 13662
+syscr: 328485
 syscw: 5
 read_bytes: 0
 write_bytes: 28672

@@ -1,7 +1,7 @@
-rchar: 34332847072
+rchar: 47057447902
 wchar: 13660
-syscr: 262157
+syscr: 359238
 syscw: 5
-read_bytes: 24576
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 34320264158
-wchar: 13664
-syscr: 262061
+rchar: 48244567006
+wchar: 13662
+syscr: 368295
 syscw: 5
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 32768
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 65762208728
-wchar: 13664
-syscr: 501944
+rchar: 75843349464
+wchar: 13666
+syscr: 578857
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 73587600347
-wchar: 13667
-syscr: 561647
+rchar: 76080196571
+wchar: 13666
+syscr: 580664
 syscw: 5
-read_bytes: 4096
+read_bytes: 0
 write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 76428717018
+rchar: 81359514584
 wchar: 13667
-syscr: 583323
+syscr: 620942
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

@@ -1,6 +1,6 @@
-rchar: 70715550677
-wchar: 13667
-syscr: 539735
+rchar: 71992585173
+wchar: 13665
+syscr: 549478
 syscw: 5
 read_bytes: 0
 write_bytes: 8192

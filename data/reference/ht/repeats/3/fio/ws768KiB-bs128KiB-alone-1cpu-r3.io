@@ -1,6 +1,6 @@
-rchar: 76115979220
-wchar: 13667
-syscr: 580937
+rchar: 86813813716
+wchar: 13664
+syscr: 662555
 syscw: 5
 read_bytes: 0
 write_bytes: 8192
