@@ -67,12 +67,15 @@ def test_the_status_page_table(manifest, tmp_path, monkeypatch):
     (tmp_path / conditions.MATRIX).write_text(json.dumps({"cells": {"heatmaps": {
         "slow-disk": {**cell, "status": "not shown here", "checks": "6/7 passed", "not_shown": {"b": "the disk took 7.8 ms"},
                       "condition": {"random_4k_read_ms": 12.3}},
-        "busy-cpu": {**cell, "status": "pass", "checks": "7/7 passed"},
+        "busy-cpu": {**cell, "status": "not shown here", "checks": "5/7 passed",
+                     "not_shown": {"c": "other work took 30%", "d": "other work took 28%"}},
         "less-cpu": {**cell, "status": "FAIL", "failed": ["c"]}}}}))
-    df, notes = status.conditions_table(m)
+    df, reasons, notes = status.conditions_table(m)
     row = df.set_index("lab").loc["heatmaps"]
-    assert row["busy-cpu"] == "pass (7/7 passed)"
-    assert row["slow-disk"] == "pass, 1 not shown here: *b*: the disk took 7.8 ms"
+    assert row["busy-cpu"] == "pass (5/7 passed); 2 not shown here (1, 2)"
+    assert row["slow-disk"] == "pass (6/7 passed); 1 not shown here (3)"
+    assert reasons == ["(1) heatmaps, busy-cpu: *c*: other work took 30%", "(2) heatmaps, busy-cpu: *d*: other work took 28%",
+                       "(3) heatmaps, slow-disk: *b*: the disk took 7.8 ms"]
     assert row["less-cpu"] == "FAIL: c" and row["trixie"] == "not measured yet"
     assert df.set_index("lab").loc["ht", "busy-cpu"] == "not measured yet"
     assert any("random 4k read ms 12.3" in n for n in notes) and "at commit 0123456" in notes[-1]

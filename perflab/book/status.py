@@ -49,20 +49,22 @@ def chapter_status(m: Manifest) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS).fillna("-")
 
 
-def conditions_table(m: Manifest) -> tuple[pd.DataFrame, list[str]]:
+def conditions_table(m: Manifest) -> tuple[pd.DataFrame, list[str], list[str]]:
     """The machine-conditions matrix (data/conditions/matrix.json, `perflab conditions`): one row per
-    lab, one column per condition, each cell the verdict of the lab's smoke run under it, and notes:
-    what each condition was, and when and at which commit the cells were measured."""
+    lab, one column per condition, each cell the verdict of the lab's smoke run under it in a few words
+    (a "not shown here" numbered, its reasons below); then the reasons, and what each condition was
+    and when and at which commit the cells were measured."""
     from perflab.run.conditions import CONDITIONS, MATRIX
 
     f = m.root / MATRIX
     doc = json.loads(f.read_text()) if f.is_file() else {"cells": {}}
-    rows, when, commits, measured = [], set(), set(), {}
+    rows, reasons, when, commits, measured = [], [], set(), set(), {}
     for lab in m.labs:
         row = {"lab": lab}
         for name in CONDITIONS:
             cell = doc["cells"].get(lab, {}).get(name)
-            row[name] = _cell_text(cell)
+            row[name], why = _cell_text(cell, len(reasons) + 1)
+            reasons += [f"({len(reasons) + 1 + i}) {lab}, {name}: {w}" for i, w in enumerate(why)]
             if cell:
                 when.add(cell["measured_at"][:10])
                 commits.add(commit_label({"git_sha": cell.get("commit"), "git_dirty": cell.get("dirty")}))
@@ -73,25 +75,25 @@ def conditions_table(m: Manifest) -> tuple[pd.DataFrame, list[str]]:
     if when:
         notes.append(f"Measured on {', '.join(sorted(when))} at commit {', '.join(sorted(commits))} "
                      "(each cell's run names its own; \"modified\": from a tree with uncommitted changes).")
-    return pd.DataFrame(rows, columns=["lab", *CONDITIONS]), notes
+    return pd.DataFrame(rows, columns=["lab", *CONDITIONS]), reasons, notes
 
 
 def _measured(d: dict) -> str:
     return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in d.items())
 
 
-def _cell_text(cell: dict | None) -> str:
+def _cell_text(cell: dict | None, first: int) -> tuple[str, list[str]]:
+    """A cell in a few words, and the reasons its "not shown here" checks gave (numbered from `first`)."""
     if not cell:
-        return "not measured yet"
+        return "not measured yet", []
     st = cell["status"]
     if st == "pass":
-        text = f"pass ({cell['checks']})"
-        if cell.get("used_condition") is False:
-            text += "; the lab put nothing on the slow disk"
-        return text
+        return f"pass ({cell['checks']})" + ("; nothing on the slow disk" if cell.get("used_condition") is False
+                                            else ""), []
     if st == "not shown here":
-        return (f"pass, {len(cell['not_shown'])} not shown here: "
-                + "; ".join(f"*{k}*: {v}" for k, v in cell["not_shown"].items()))
+        why = [f"*{k}*: {v}" for k, v in cell["not_shown"].items()]
+        refs = ", ".join(str(first + i) for i in range(len(why)))
+        return f"pass ({cell['checks']}); {len(why)} not shown here ({refs})", why
     if st == "FAIL":
-        return "FAIL: " + "; ".join(cell.get("failed") or [])
-    return f"error: {cell.get('error', '?')}"
+        return "FAIL: " + "; ".join(cell.get("failed") or []), []
+    return f"error: {cell.get('error', '?')}", []
