@@ -57,10 +57,12 @@ def test_configurations_are_unique_skip_blocks_larger_than_the_file_and_follow_t
     assert {c["phase"] for c in quiet} == {"working sets", "block sizes"}
 
 
-def test_smoke_plan_fits_the_minute_and_full_a_few_minutes(lab, schema):
+def test_smoke_plan_fits_two_minutes_and_full_a_few_minutes(lab, schema):
+    """The smoke preset measures every configuration twice (the sweep's ordering check needs the run's
+    own repeat spread), about 104 s planned; the full preset three times."""
     smoke = sum(t for _, t in lab.plan(resolved(schema, "smoke")))
     full = sum(t for _, t in lab.plan(resolved(schema, "full")))
-    assert 30 <= smoke <= 75
+    assert 30 <= smoke <= 120
     assert 2 * smoke < full <= 15 * 60
 
 
