@@ -168,7 +168,9 @@ def test_a_run_with_other_jobs_is_refused(tmp_path):
 @pytest.mark.slow
 def test_another_direct_share_differs_beyond_noise(docker_ok, artifacts):
     """Two smoke runs at the default direct_share measure the noise; a third reads 5x as much from
-    the disk: compare says it differs (exit 1) and names the slow band, which gained I/Os. At
+    the disk: compare names the parameter, shifts the mean log latency (W1) beyond the noise, names the
+    slow band, which gained I/Os, and gives the verdict its two distances call for (exit 1 "differs"
+    only when KS is beyond the noise too, which a busy CPU can deny). At
     direct_share 0.5 the chapter's own phenomenon weakens (its check that the mean lies in neither
     band may fail, exit 1); compare needs the run complete, not its checks passed."""
     runs = []
@@ -186,15 +188,23 @@ def test_another_direct_share_differs_beyond_noise(docker_ok, artifacts):
         r = perflab_cmd("compare", runs[0], runs[2], "--noise", runs[0], runs[1],
                         "--html", str(artifacts / "compare.html"))
         (artifacts / "compare.txt").write_text(r.stdout + r.stderr)
-        assert r.returncode == 1, r.stdout + r.stderr
         assert "parameter direct_share: 0.1 -> 0.5" in r.stdout
+        # The verdict is the distances' against the noise: "differs" (exit 1) only when both are beyond it.
+        # KS is the largest gap between the two distributions, and on a busy CPU two runs of one setup
+        # can move the whole cached band (90% of the reads) from ~2.5 us to ~4.5 us: a rehearsal measured a
+        # KS noise of 0.58 against the 5x share's 0.39. W1, the mean shift in octaves, is what the share moves.
+        m = re.search(r"KS ([\d.]+) \(noise ([\d.]+)\); W1 ([\d.]+) octaves \(noise ([\d.]+)\)", r.stdout)
+        ks, ks_noise, w1, w1_noise = map(float, m.groups())
+        assert w1 > w1_noise, r.stdout
+        differs = ks > ks_noise and w1 > w1_noise
+        assert r.returncode == (1 if differs else 0), r.stdout + r.stderr
+        assert r.stdout.strip().splitlines()[-1] == f"verdict: {'differs' if differs else 'same within noise'}"
         bands = [x for x in r.stdout.splitlines() if x.startswith("band ")]   # largest change first
         gained = next(x for x in bands if "gained" in x)
         lost = next(x for x in bands if "lost" in x)
         scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
         low_edge = lambda line: float(line.split()[1]) * scale[line.split()[2].split("-")[0]]   # noqa: E731
         assert low_edge(gained) > low_edge(lost)   # the disk's band gained what the cache's lost
-        assert r.stdout.strip().splitlines()[-1] == "verdict: differs"
     finally:
         for run in runs:
             shutil.rmtree(run, ignore_errors=True)
