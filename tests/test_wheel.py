@@ -6,7 +6,6 @@ import pkgutil
 import subprocess
 import sys
 import zipfile
-from pathlib import Path
 
 import pytest
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -38,10 +39,6 @@ OPS: dict[str, Callable[[Any, Any], bool]] = {
     ">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq, "!=": operator.ne,
     "between": lambda v, b: b[0] <= v <= b[1],   # bound: (low, high), both included
 }
-
-#: a value or bound: a metric's name, a number (bounds only), or a function of (metrics, parameters)
-Source = "str | float | Callable[[Mapping, Mapping], Any]"
-
 
 def _read(src, m: Mapping, p: Mapping):
     if callable(src):
@@ -95,8 +92,6 @@ class Check:
             return "never: it passes or fails"
         doc = " ".join((getattr(self.unless, "__doc__", None) or "").strip().split("\n\n")[0].split())
         # {NAME}: a constant of the module that declares it, so the table says what the code tests
-        import sys
-
         return doc.format_map(vars(sys.modules[self.unless.__module__])) if "{" in doc else doc
 
     def __post_init__(self):
