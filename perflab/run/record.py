@@ -96,6 +96,12 @@ def read_lines(path) -> list[str]:
     return []
 
 
+def params_of(run_dir) -> dict:
+    """The parameters a run was made with, as its run.json keeps them: a lab's `load` reads them from
+    the run itself, so that `summary(data)` needs nothing else (perflab.run.labcontract)."""
+    return RunRecord(run_dir).read().get("params", {})
+
+
 class RunRecord:
     """The run.json of one run directory."""
 
