@@ -177,10 +177,30 @@ class Topology:
                 return
 
 
-def exec_sh(c, cmd: list[str]) -> tuple[int, str]:
-    """Run a command in container c; its exit code and output."""
-    r = c.exec_run(cmd)
-    return r.exit_code, r.output.decode(errors="replace")
+#: how long a command run in a container may take, unless its caller says (a hung fio, dd or mount
+#: would otherwise hold a run for ever: the Docker SDK's exec has no timeout of its own)
+EXEC_TIMEOUT_S = 1800.0
+
+
+class ExecTimedOut(Failed, TimeoutError):
+    """A command in a container ran past its time and was stopped; the message names it and its last line."""
+
+
+def exec_sh(c, cmd: list[str] | str, timeout: float = EXEC_TIMEOUT_S) -> tuple[int, str]:
+    """Run a command in container c under coreutils' `timeout` (in every image perflab builds: TERM at
+    `timeout` s, KILL 10 s later); its exit code and output. A command stopped that way raises
+    ExecTimedOut naming it, its time limit and its last line of output."""
+    argv = ["sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
+    t0 = time.monotonic()
+    r = c.exec_run(["timeout", "-k", "10", f"{timeout:g}", *argv])
+    out = r.output.decode(errors="replace") if r.output else ""
+    # 124: stopped by TERM; 137: by KILL. Either code of the command's own is told apart by the time
+    if r.exit_code in (124, 137) and time.monotonic() - t0 >= timeout:
+        last = next((ln for ln in reversed(out.strip().splitlines()) if ln.strip()), "no output")
+        shown = cmd if isinstance(cmd, str) else " ".join(cmd)
+        raise ExecTimedOut(f"'{shown[:200]}' in container {getattr(c, 'name', '?')} still ran after {timeout:g} s "
+                           f"and was stopped (last output: {last[-200:]})")
+    return r.exit_code, out
 
 
 def wait_for_file(c, path: str, timeout: float, what: str) -> None:

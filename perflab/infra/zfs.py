@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from perflab.infra import containers
 from perflab.infra.containers import Topology, wait_until
 from perflab.infra.labdirs import made_dirs
 from perflab.infra.ledger import Ledger
@@ -138,12 +139,14 @@ class ZfsServer:
         wait_until(lambda: srv.exec(["zpool", "list"], check=False)[0] == 0, 30, "zfs-fuse")
         return srv
 
-    def exec(self, cmd, check: bool = True, detach: bool = False) -> tuple[int, str]:
+    def exec(self, cmd, check: bool = True, detach: bool = False,
+             timeout: float = containers.EXEC_TIMEOUT_S) -> tuple[int, str]:
+        """Run `cmd` in the server (containers.exec_sh: stopped after `timeout` s); a non-zero exit raises
+        ExecFailed when `check`. `detach`: start it and return at once (a daemon such as slowdisk)."""
         if detach:
             self.container.exec_run(cmd, detach=True)
             return 0, ""
-        code, out = self.container.exec_run(cmd)
-        text = out.decode(errors="replace") if out else ""
+        code, text = containers.exec_sh(self.container, cmd, timeout)
         if check and code != 0:
             raise ExecFailed(f"{' '.join(cmd) if isinstance(cmd, list) else cmd}: exit {code}: {text.strip()[-800:]}")
         return code, text
