@@ -84,3 +84,23 @@ def test_a_changed_parameter_makes_a_reference_stale(manifest):
     params["threads"] = dataclasses.replace(params["threads"], default=params["threads"].default + 1)
     why = reference._param_drift(dataclasses.replace(lab, params=params), recorded)
     assert len(why) == 1 and why[0].startswith("recorded with other parameters: threads"), why
+
+
+def test_a_new_reference_replaces_the_old_one_only_once_it_is_in_place(tmp_path):
+    """record_reference swaps directories: the old reference is set aside, the new one renamed in, then
+    the old one removed; if the new one cannot be put in place the old one stays whole (issue 27)."""
+    from perflab.run.runner import _swap_in
+
+    dst = tmp_path / "heatmaps"
+    (dst / "fio").mkdir(parents=True)
+    (dst / "run.json").write_text("old")
+    new = tmp_path / "heatmaps.tmp"
+    new.mkdir()
+    (new / "run.json").write_text("new")
+    assert _swap_in(new, dst) == dst
+    assert (dst / "run.json").read_text() == "new" and not (dst / "fio").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["heatmaps"]
+    with pytest.raises(FileNotFoundError):
+        _swap_in(tmp_path / "never-made", dst)
+    assert (dst / "run.json").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["heatmaps"]

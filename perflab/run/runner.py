@@ -360,6 +360,21 @@ def record_reference(m: Manifest, lab: Lab, run_dir: Path, slot: str | None = No
                 shutil.copyfileobj(fi, fo)
         else:
             shutil.copy2(src, out)
-    shutil.rmtree(dst, ignore_errors=True)
-    tmp.rename(dst)
+    return _swap_in(tmp, dst)
+
+
+def _swap_in(new: Path, dst: Path) -> Path:
+    """Put the directory `new` at `dst`, the old one (if any) kept aside until the new one is in
+    place: an interruption leaves either reference whole, never neither."""
+    old = dst.with_name(dst.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if dst.exists():
+        dst.rename(old)
+    try:
+        new.rename(dst)
+    except BaseException:
+        if old.exists() and not dst.exists():
+            old.rename(dst)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
     return dst
