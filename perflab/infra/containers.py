@@ -60,8 +60,7 @@ class Topology:
         if self.client is None:
             self.client = labels.docker_client()
             if self.client is None:
-                raise ContainerFailed("no Docker engine answers: run `make setup` (it starts dockerd), "
-                                   "or see `perflab doctor`")
+                raise ContainerFailed(f"no Docker engine answers: {labels.no_engine_reason()}")
         return self
 
     def __exit__(self, *exc):

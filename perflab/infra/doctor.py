@@ -39,7 +39,7 @@ def probes() -> dict[str, Probe]:
 
     client = labels.docker_client()
     if client is None:
-        add("docker", False, "no Docker engine answers (make setup installs docker.io and starts dockerd)")
+        add("docker", False, labels.no_engine_reason())
     else:
         v = client.version()
         add("docker", True, f"engine {v.get('Version')}, {client.info().get('Driver')} storage")

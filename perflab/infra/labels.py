@@ -47,7 +47,8 @@ def run_dirs_by_run(client) -> dict[str, str]:
 
 
 def docker_client():
-    """A Docker client, or None when no engine answers (then there is nothing labelled to find)."""
+    """A Docker client, or None when no engine answers (then there is nothing labelled to find;
+    `no_engine_reason` says why, for a message)."""
     try:
         import docker
 
@@ -56,6 +57,35 @@ def docker_client():
         return c
     except Exception:  # noqa: BLE001
         return None
+
+
+DEFAULT_SOCKET = "/var/run/docker.sock"
+
+
+def no_engine_reason(error: str | None = None) -> str:
+    """Why no Docker engine answers, as a user can act on it: permission on the socket, a DOCKER_HOST
+    that names nothing, no engine running. `error`: the client's own message (asked anew if None)."""
+    if error is None:
+        try:
+            import docker
+
+            docker.from_env(timeout=20).ping()
+            return "a Docker engine answers now"
+        except ImportError:
+            return "the Python package 'docker' is missing: run `make setup`"
+        except Exception as e:  # noqa: BLE001  (DockerException, requests' errors)
+            error = str(e)
+    host = os.environ.get("DOCKER_HOST")
+    where = host or f"unix://{DEFAULT_SOCKET}"
+    if "Permission denied" in error or "PermissionError" in error:
+        return (f"permission denied on the Docker socket ({where}): run as root, or add your user to the "
+                "'docker' group and log in again")
+    if host:
+        return (f"DOCKER_HOST={host} does not answer: unset DOCKER_HOST to use this machine's engine, or start "
+                "the engine it names")
+    if not os.path.exists(DEFAULT_SOCKET):
+        return f"no Docker engine is running (no {DEFAULT_SOCKET}): `make setup` installs and starts one"
+    return f"the Docker engine at {DEFAULT_SOCKET} does not answer: start it (`make setup` does), see `perflab doctor`"
 
 
 def _label_filter(run_id: str | None) -> dict:

@@ -50,8 +50,7 @@ def validate(m: Manifest, lab: Lab, preset: str, overrides: list[str]) -> dict:
 
 def check_requirements(m: Manifest, lab: Lab) -> None:
     if "docker" in lab.requires and labels.docker_client() is None:
-        raise Refused(f"lab {lab.name} needs a Docker engine and none answers; `make setup` installs "
-                      "and starts one (see `scripts/perflab doctor`)")
+        raise Refused(f"lab {lab.name} needs a Docker engine: {labels.no_engine_reason()}")
 
 
 def notebook_input(m: Manifest, lab: Lab, run_dir: Path, source: Path | None = None) -> Path:
