@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterator
 
 from perflab.errors import Failed
-from perflab.infra.ledger import is_mounted
+from perflab.infra.ledger import is_mounted, proc_start_time, process_alive
 from perflab.infra.slowdisk.model import DiskModel
 
 #: slowdisk/ at the top of the repository (source, Makefile, README.md).
@@ -230,13 +230,17 @@ def recorded(ledger, backing_dir: str | os.PathLike, mountpoint: str | os.PathLi
     made, the slowdisk process as soon as it runs; both released once unmounted and gone, so
     `perflab clean` finds them after a crash."""
     ledger.record("mount", str(mountpoint), fuse=True)
-    pid = None
+    pid = start = None
     try:
         with mounted(backing_dir, mountpoint, model, **kw) as m:
             pid = m.pid
+            start = proc_start_time(pid)
             ledger.record_process(pid, "slowdisk")
             yield m
     finally:
-        if pid is not None:
+        # released only once gone: an unmount that failed, or a process that would not stop, stays
+        # in the ledger for `perflab clean` to retry
+        if pid is not None and not process_alive(pid, start):
             ledger.release("process", str(pid))
-        ledger.release("mount", str(mountpoint))
+        if not is_mounted(str(mountpoint)):
+            ledger.release("mount", str(mountpoint))
