@@ -297,9 +297,12 @@ def test_seed_makes_rotational_delays_reproducible(binary, backing, tmp_path):
 
     a, b, c = service(5), service(5), service(6)
     same, other = np.abs(a - b), np.abs(a - c)
-    # the same seed: equal but for timer jitter (a VM sometimes wakes a thread ~ms late, more so
-    # on a busy machine); different seeds differ by a third of a revolution on average (~2.8 ms)
-    assert np.median(same) < 0.2 and np.quantile(same, 0.9) < 1.0, same
+    # the same seed: equal but for timer jitter (a VM sometimes wakes a thread ~ms late, more so on a
+    # busy machine, so no fixed bound on it); different seeds differ by a third of a revolution on
+    # average (~2.8 ms). Judged against the run's own baseline, the other seed: the same seed's I/Os
+    # agree an order of magnitude better in the median, and most of them agree better one by one
+    assert np.median(same) * 10 < np.median(other), (same, other)
+    assert (same < other).mean() >= 0.75, (same, other)
     assert np.median(other) > 1.0, other
 
 
