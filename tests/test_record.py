@@ -88,3 +88,31 @@ def test_progress_line():
           {"t": t0 + 4, "event": "start", "phase": "fio", "index": 1, "expected_s": 20}]
     line = progress.status_line(ev, t0, t0 + 14)
     assert line == "phase 2/3 fio: 10 s of ~20 s; elapsed 14 s; ~12 s remaining"
+
+
+def test_clean_removes_only_paths_perflab_makes(tmp_path):
+    """A run directory copied from elsewhere (a student's hand-in) may name any path in its ledger:
+    `perflab clean` removes paths only inside the run directory, /run/perflab/<run> or a directory
+    named perflab-<run>, and names what it left alone (issue 27)."""
+    from perflab.infra import cleanup
+    from perflab.infra.ledger import Ledger, ours
+
+    run = tmp_path / "runs" / "20261126-heatmaps-abc"
+    run.mkdir(parents=True)
+    victim = tmp_path / "home" / "notes"
+    victim.mkdir(parents=True)
+    (victim / "thesis.txt").write_text("years of work")
+    scratch = tmp_path / "disk" / f"perflab-{run.name}" / "vol"
+    scratch.mkdir(parents=True)
+    inside = run / "host" / "mnt"
+    inside.mkdir(parents=True)
+    led = Ledger(run)
+    for p in (victim, scratch, inside, tmp_path / "disk" / f"perflab-{run.name}" / ".." / ".." / "home"):
+        led.record("path", str(p))
+    failed = cleanup.clean_run(run)
+    assert (victim / "thesis.txt").read_text() == "years of work"
+    assert not scratch.exists() and not inside.exists()
+    assert len(failed) == 2 and all("not a place perflab makes" in f for f in failed), failed
+    assert ours(f"/run/perflab/{run.name}", run) and ours(f"/dev/shm/perflab-{run.name}/ht/d0", run)
+    assert not ours(f"/run/perflab/{run.name}/../other", run) and not ours("/etc", run)
+    assert not ours(f"/dev/shm/perflab-{run.name}x/d0", run)

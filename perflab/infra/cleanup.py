@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perflab.infra.labels import docker_client, docker_objects, remove_docker_objects, run_dirs_by_run
-from perflab.infra.ledger import EXISTS, Ledger, process_alive, proc_start_time, remove_entry
+from perflab.infra.ledger import EXISTS, PATH_KINDS, Ledger, ours, process_alive, proc_start_time, remove_entry
 
 OWNER = "owner.json"
 
@@ -52,6 +52,9 @@ def clean_run(run_dir: Path, client=None) -> list[str]:
 
     def remove(entries):
         for e in entries:
+            if e["kind"] in PATH_KINDS and not ours(e["id"], run_dir):
+                failed.append(f"{e['kind']} {e['id']}: not a place perflab makes for run {run_dir.name}, left alone")
+                continue
             if remove_entry(e):
                 led.release(e["kind"], e["id"])
             else:
@@ -103,6 +106,8 @@ def leftovers(root: Path, include_active: bool = False) -> list[Leftover]:
         if d.name in active:
             continue
         for e in Ledger(d).open_entries():
+            if e["kind"] in PATH_KINDS and not ours(e["id"], d):
+                continue    # not perflab's to remove (clean_run says so when asked to)
             if EXISTS[e["kind"]](e):
                 out.append(Leftover(d.name, e["kind"], e["id"]))
     return out

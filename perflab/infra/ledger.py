@@ -217,6 +217,22 @@ EXISTS = {
 }
 
 
+#: kinds whose id is a path on the host: `perflab clean` removes them only where perflab makes them
+PATH_KINDS = ("path", "mount")
+
+
+def ours(path: str, run_dir: Path) -> bool:
+    """Is `path` in a place perflab makes for the run in `run_dir`: inside the run directory, under
+    /run/perflab/<run id>, or under a directory named perflab-<run id> (tmpfs, a --scratch disk)?
+    A run directory copied from elsewhere (a student's hand-in) may name any path in its ledger; only
+    these are ever removed."""
+    run_dir = Path(os.path.abspath(run_dir))
+    p = Path(os.path.normpath(os.path.join("/", str(path))))
+    run_id = run_dir.name
+    return (p.is_relative_to(run_dir) or p.is_relative_to(Path("/run/perflab") / run_id)
+            or f"perflab-{run_id}" in p.parts[:-1] or p.name == f"perflab-{run_id}")
+
+
 def remove_entry(e: dict) -> bool:
     try:
         return REMOVERS[e["kind"]](e)
