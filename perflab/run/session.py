@@ -23,7 +23,7 @@ from perflab.config import manifest as manifest_mod
 from perflab.config import params as params_mod
 from perflab.run import progress, provenance
 from perflab.infra import cleanup, labels, ledger, limits, scratch, seccomp
-from perflab.run.record import RunRecord
+from perflab.run.record import RunRecord, write_json_atomic
 
 REFERENCE = "reference"
 
@@ -62,6 +62,13 @@ class Session:
 
     def path(self, *parts) -> Path:
         return self.data_dir.joinpath(*parts)
+
+    def write_json(self, *parts, data) -> Path:
+        """Write `data` as JSON to a file of the run, atomically (a reader, or a run stopped mid-write,
+        sees the old file or the new one, never half of one)."""
+        path = self.path(*parts)
+        write_json_atomic(path, data)
+        return path
 
     def run_doc(self) -> dict:
         """This run's run.json (parameters, provenance, metrics, checks as recorded)."""
