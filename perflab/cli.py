@@ -29,7 +29,7 @@ from pathlib import Path
 from perflab import commands
 from perflab.config import manifest as manifest_mod
 from perflab.config.manifest import SUITES
-from perflab.errors import EXIT_FAILED, EXIT_INTERRUPTED, PerflabError, Refused
+from perflab.errors import EXIT_FAILED, EXIT_INTERRUPTED, PerflabError, Refused, explain
 
 
 class _Parser(argparse.ArgumentParser):
@@ -221,7 +221,9 @@ def report(cmd: str, e: BaseException) -> int:
                     f.write("".join(traceback.format_exception(type(e), e, e.__traceback__)))
         except OSError:
             log = None
+    cause = None if isinstance(e, Refused) else explain(f"{type(e).__name__}: {text}")
     what = (f"refused, nothing was created: {first}" if isinstance(e, Refused)
+            else f"{cause} ({first})" if cause and not known
             else first if known else f"internal error: {type(e).__name__}: {first}")
     print(f"perflab {cmd}: {what}" + (f" (details: {log})" if log else ""), file=sys.stderr)
     return e.exit_status if known else EXIT_FAILED

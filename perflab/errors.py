@@ -35,3 +35,24 @@ class Failed(PerflabError):
 class CheckFailed(PerflabError, AssertionError):
     """A check of a run does not hold (in the book: a reference run's; the build fails): exit 1."""
     exit_status = EXIT_CHECK
+
+
+#: causes a user can act on, recognised in any error's text: (pattern, what happened, what to do)
+_CAUSES = (
+    (r"\[Errno 28\]|No space left on device|ENOSPC",
+     "a disk filled up", "free space on the disk holding data/runs (or the run's --scratch), then `perflab clean`"),
+    (r"Error while fetching server API version|Connection aborted.*(FileNotFoundError|ConnectionRefused)"
+     r"|docker\.sock.*(No such file|Connection refused)|Cannot connect to the Docker daemon",
+     "the Docker engine stopped answering", "start it again (`make setup` starts dockerd), then `perflab clean`"),
+)
+
+
+def explain(text: str) -> str | None:
+    """What happened and what to do next, for an error whose text shows a cause a user can act on
+    (a full disk, a Docker engine that went away mid-run), or None."""
+    import re
+
+    for pattern, what, todo in _CAUSES:
+        if re.search(pattern, text or ""):
+            return f"{what}: {todo}"
+    return None

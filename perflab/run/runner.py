@@ -33,7 +33,7 @@ from perflab.config.manifest import SUITES, Lab, Manifest
 from perflab.run.record import RunRecord
 from perflab.run.session import create_run
 
-from perflab.errors import EXIT_CHECK, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED, Refused  # noqa: F401
+from perflab.errors import EXIT_CHECK, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED, Refused, explain  # noqa: F401
 KILL_GRACE_S = 60
 
 
@@ -313,7 +313,8 @@ def _notebook_error(run_dir: Path) -> str:
     exc = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Za-z_]\w*(?:Error|Exception|Failed|Interrupt|Exit)\b:?")
     for ln in reversed(lines):
         if exc.match(ln):
-            return "notebook failed: " + ln[:500]
+            cause = explain(ln)
+            return (f"{cause} (the notebook stopped on: {ln[:300]})" if cause else "notebook failed: " + ln[:500])
     tail = [ln for ln in lines if ln.strip()][-3:]
     return "notebook failed" + (": " + " | ".join(tail) if tail else "") + f" (see {log.name})"
 
