@@ -1,38 +1,12 @@
-"""Lab `durability` (chapter "Acknowledged, then lost: what a synchronous write buys",
-chapters/durability.md).
-
-The trade-off the Logzilla chapter describes, shown: two writers append to two datasets of one
-ZFS pool at the same steady rate, one with ordinary (asynchronous) writes, one with `O_DSYNC`
-writes answered from the pool's separate log device. Mid-run the ZFS server is killed (SIGKILL:
-no export, no last transaction group), a new server imports the pool from the same files, and
-every write fio was told had completed is looked for: present, or lost.
-
-Asynchronous writes are what ZFS's `sync=disabled` (and the older `zil_disable` tunable) makes of
-every write, synchronous or not. zfs-fuse 0.7 (pool version 23) predates that property, so the
-lab cannot set it; it asks (`zfs get sync`), records the answer, and shows the same behaviour
-from the application's side: writes that are acknowledged once ZFS holds them in memory.
-
-Real: ZFS (transaction groups, the intent log, its replay at import), fio, the containers, the
-kill. Not a power cut: the files zfs-fuse wrote stay in the host's page cache, so what is lost is
-exactly what only zfs-fuse's memory held.
-
-Produces under the run directory:
-  fio/writers.{fio,json}, fio/async_clat.1.log, fio/dsync_clat.2.log  each acknowledged write
-                                                   (completion time, latency, offset)
-  zfs/survival.json      per writer: the file's size after the import and, write by write in the
-                         order they were acknowledged, whether its block is there (run-length coded)
-  zfs/zpool-status.txt   `zpool status -v` after the import and a scrub; zfs/sync-property.txt: `zfs get sync`
-  events.json            wall-clock times (epoch ms): fio started, the server killed, the import
-"""
+"""The durability lab's experiment: the pool, the two writers, the kill, the import, and the survival
+bookkeeping (which acknowledged writes are still in their files), written under the run directory."""
 from __future__ import annotations
 
 import json
-import re
 import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from perflab.fio import jobs as fio, logs as fiolog
 from perflab.infra import zfs
@@ -69,10 +43,6 @@ def _rle(flags) -> list[list[int]]:
     return out
 
 
-def _unrle(runs) -> np.ndarray:
-    return np.concatenate([np.full(n, v, bool) for v, n in runs]) if runs else np.zeros(0, bool)
-
-
 def survivors(path: Path, offsets: np.ndarray) -> tuple[int, list[bool]]:
     """The file's size, and for each offset whether a whole block of the pattern is there."""
     try:
@@ -82,11 +52,23 @@ def survivors(path: Path, offsets: np.ndarray) -> tuple[int, list[bool]]:
     return len(data), [data[o:o + BS] == PATTERN for o in offsets]
 
 
+def acked_logs(fdir: Path) -> dict[str, Path]:
+    """Each writer's per-I/O log (fio numbers them by job: async_clat.1.log, dsync_clat.2.log)."""
+    found = {}
+    for j in JOBS:
+        logs = sorted(Path(fdir).glob(f"{j}_clat.*.log*"))
+        if logs:
+            found[j] = logs[0]
+    return found
+
+
 def run(s) -> None:
+    from .analysis import load, summary
+
     p = s.params
     lp = zfs.lab_paths(s, zfs_dir=True)
     tags, out, dev, export, zdir = lp.tags, lp.out, lp.dev, lp.export, lp.zdir
-    job = job_file(s).write(out / "writers.fio")
+    job_file(s).write(out / "writers.fio")
     events: dict[str, int] = {}
     try:
         with zfs.shared_export(s.ledger, export), Topology(s.run_id, s.lab.name) as topo:
@@ -136,77 +118,4 @@ def run(s) -> None:
                 srv.exec(["zpool", "export", zfs.POOL], check=False)
     finally:
         s.path("events.json").write_text(json.dumps(events, indent=2))
-    s.metric(**summary(load(s.data_dir), p))
-
-
-def acked_logs(fdir: Path) -> dict[str, Path]:
-    """Each writer's per-I/O log (fio numbers them by job: async_clat.1.log, dsync_clat.2.log)."""
-    found = {}
-    for j in JOBS:
-        logs = sorted(Path(fdir).glob(f"{j}_clat.*.log*"))
-        if logs:
-            found[j] = logs[0]
-    return found
-
-
-# ------------------------------------------------------------------------------ analysis
-
-def load(data_dir: Path) -> dict:
-    data_dir = Path(data_dir)
-    fdir, zdir = data_dir / "fio", data_dir / "zfs"
-    ev = json.loads((data_dir / "events.json").read_text())
-    surv = json.loads((zdir / "survival.json").read_text())
-    writes = {}
-    for j, log in acked_logs(fdir).items():
-        df = fiolog.read_lat_log(log)
-        df = df.assign(t_s=(df.time_ms - ev["fio_started_ms"]) / 1000, lat_us=df.lat_ns / 1000,
-                       survived=_unrle(surv[j]["survived_rle"]))
-        writes[j] = df
-    return {"writes": writes, "survival": surv, "events": ev,
-            "status": (zdir / "zpool-status.txt").read_text(),
-            "sync_property": (zdir / "sync-property.txt").read_text().strip()}
-
-
-def per_second(d: dict) -> pd.DataFrame:
-    """Acknowledged writes per second of the run, per writer, split into survived and lost."""
-    rows = []
-    for j, df in d["writes"].items():
-        sec = np.floor(df.t_s).astype(int)
-        for (s_, surv), n in df.groupby([sec, df.survived]).size().items():
-            rows.append({"writer": j, "second": int(s_), "survived": bool(surv), "writes": int(n)})
-    return pd.DataFrame(rows, columns=["writer", "second", "survived", "writes"])
-
-
-def summary(d: dict, p: dict) -> dict:
-    ev = d["events"]
-    kill_s = (ev["killed_ms"] - ev["fio_started_ms"]) / 1000
-    out = {"kill_s": round(kill_s, 2), "fio_exit_code": ev.get("fio_exit_code"),
-           "pool_errors_none": "No known data errors" in d["status"],
-           "scrub_clean": bool(re.search(r"scrub completed .*with 0 errors", d["status"])),
-           "sync_property_missing": "invalid property" in d["sync_property"].lower()
-           or "bad property" in d["sync_property"].lower()}
-    for j, df in d["writes"].items():
-        ok, lost = df[df.survived], df[~df.survived]
-        out.update({
-            f"{j}_acknowledged": len(df), f"{j}_survived": len(ok), f"{j}_lost": len(lost),
-            f"{j}_lost_share": round(len(lost) / len(df), 4) if len(df) else None,
-            f"{j}_p50_us": round(float(df.lat_us.median()), 1), f"{j}_p99_us": round(float(df.lat_us.quantile(0.99)), 1),
-            f"{j}_last_ack_s": round(float(df.t_s.max()), 3),
-            f"{j}_last_survivor_s": round(float(ok.t_s.max()), 3) if len(ok) else None,
-            f"{j}_first_lost_s": round(float(lost.t_s.min()), 3) if len(lost) else None,
-            # the losses are the newest writes: every lost one acknowledged after every survivor
-            f"{j}_lost_are_newest": bool(len(lost) == 0 or len(ok) == 0 or lost.index.min() > ok.index.max()),
-            f"{j}_file_bytes": d["survival"][j]["file_bytes"],
-            # the file ends where its survivors end: no block of a lost write half there
-            f"{j}_file_is_survivors": d["survival"][j]["file_bytes"] == len(ok) * BS,
-        })
-        out[f"{j}_lost_window_s"] = round(kill_s - out[f"{j}_last_survivor_s"], 2) \
-            if out[f"{j}_last_survivor_s"] is not None else round(kill_s, 2)
-    out["latency_ratio"] = round(out["dsync_p50_us"] / out["async_p50_us"], 3)
-    # O_DSYNC writes acknowledged after the last transaction group that reached the disks (the last
-    # ordinary survivor): only the intent log, replayed at import, can have brought them back
-    last_txg = out["async_last_survivor_s"] if out["async_last_survivor_s"] is not None else 0.0
-    dw = d["writes"]["dsync"]
-    out["dsync_after_last_txg"] = int((dw.t_s > last_txg).sum())
-    out["dsync_after_last_txg_survived"] = int(((dw.t_s > last_txg) & dw.survived).sum())
-    return out
+    s.metric(**summary(load(s.data_dir)))
