@@ -78,7 +78,7 @@ def ref(lab):
 
 def test_reference_analysis_reproduces_its_recorded_metrics(lab, ref):
     doc, d = ref
-    m = lab.summary(d, doc["params"])
+    m = lab.summary(d)
     for k, v in doc["metrics"].items():
         if k in m:
             assert m[k] == v, k
@@ -102,7 +102,7 @@ def test_reference_tables(lab, ref):
     doc, d = ref
     n = doc["params"]["rounds"]
     assert len(lab.noise_table(d)) == n * (n - 1) // 2
-    t = lab.rounds_table(d, doc["params"])
+    t = lab.rounds_table(d)
     assert list(t["dataset"]) == [side for _, side in lab.order(n)]
     diff = lab.compare(d, doc["params"])
     assert diff.noise_runs == n and diff.verdict == doc["metrics"]["verdict"]
