@@ -1,15 +1,6 @@
-"""Lab `stepping` (chapter "Load generation and stepping", chapters/stepping.md).
-
-Topology: one Docker volume holding one file; a fio container lays it out, then a second fio
-container runs jobs/stepped.fio: `threads` readers, reader k starting (k-1) x `step` seconds after
-the first (fio's startdelay), each an O_DIRECT 4 KiB random reader that thinks `think` between
-reads. The container's reads are limited to `limit_iops` per second (docker --device-read-iops on
-the device that holds Docker's volumes): a resource with a known limit. Per-second IOPS and mean
-completion latency per reader come from fio's logs (log_avg_msec=1000, log_unix_epoch=1).
-
-detect_saturation() finds the first step whose added reader no longer adds throughput; the chapter
-checks it against the step predicted by limit / per-reader demand.
-"""
+"""The stepping lab's reading of a run: per-second totals, the steps, the saturation detector and
+its prediction, and the headline numbers (summary). Reads a live run or the reference alike; the
+limit and the think time come from the run's own run.json."""
 from __future__ import annotations
 
 import math
@@ -19,19 +10,11 @@ import numpy as np
 import pandas as pd
 
 from perflab.fio import jobs as fio, logs as fiolog
-from perflab.infra.containers import Topology, data_root_disk
+from perflab.run.record import params_of
 
-JOB = "stepped"
+from .experiment import JOB
+
 GAIN_FRACTION = 0.5  # a step that adds less than half of one reader's rate adds no capacity
-
-
-def plan(p: dict) -> list[tuple[str, float]]:
-    return [("prepare", p["file_size"] / 150e6 + 4), ("step", p["threads"] * p["step"] + 3), ("collect", 1.0)]
-
-
-def sanity_context(p: dict) -> dict:
-    return {"*": {"intent": "disk", "device_iops": p["limit_iops"],
-                  "phased": "a reader joins every step: the readers that started early are squeezed as others join"}}
 
 
 def demand_iops(p: dict) -> float:
@@ -43,46 +26,6 @@ def predicted_step(limit: float, per_reader: float) -> int:
     """The first step whose new reader finds no room: k x demand exceeds the limit by more than half
     a reader (the detector's threshold)."""
     return int(math.floor(limit / per_reader + GAIN_FRACTION)) + 1
-
-
-def job_file(s) -> fio.JobFile:
-    p = s.params
-    src = fio.JobFile.load(s.lab.jobs_dir / f"{JOB}.fio")
-    jf = fio.JobFile(header=[ln for ln in src.header if "perflab-intent" not in ln],
-                     sections={"global": list(src.sections["global"])})
-    jf.header.append("; perflab-intent: " + " ".join(f"t{k}=disk" for k in range(1, p["threads"] + 1)))
-    jf.apply({"global": {"filename": "/data/stepping.dat", "size": p["file_size"],
-                         "thinktime": int(round(p["think"] * 1e6))}})
-    total = int(p["threads"] * p["step"])
-    for k in range(1, p["threads"] + 1):
-        delay = int((k - 1) * p["step"])
-        jf.sections[f"t{k}"] = ([("startdelay", str(delay))] if delay else []) + [("runtime", str(total - delay))]
-    return jf
-
-
-def run(s) -> None:
-    p = s.params
-    tag = s.manifest.images["fio"].tag
-    out = s.path("fio")
-    out.mkdir(exist_ok=True)
-    job = job_file(s).write(out / f"{JOB}.fio")
-    with Topology(s.run_id, s.lab.name) as topo:
-        disk = data_root_disk(topo.client)
-        s.provenance(limited_disk=disk)
-        with s.phase("prepare"):
-            vol = topo.volume("data")
-            data = {vol.name: {"bind": "/data", "mode": "rw"}}
-            version = fio.version(topo, tag)
-            s.provenance(fio_version=version)
-            topo.run(tag, "layout", ["fio", "--name=layout", "--filename=/data/stepping.dat", "--rw=write",
-                                     "--bs=1m", f"--size={p['file_size']}", "--end_fsync=1"],
-                     volumes=data, network_mode="none", timeout=600)
-        with s.phase("step"):
-            fio.run_in_container(topo, tag, job, out, JOB, volumes=data, timeout=3600,
-                                 device_read_iops=[{"Path": disk, "Rate": int(p["limit_iops"])}])
-    with s.phase("collect"):
-        d = load(s.data_dir)
-        s.metric(**summary(d, p))
 
 
 def _job_logs(data_dir: Path) -> dict[int, tuple[pd.DataFrame, pd.DataFrame | None]]:
@@ -164,17 +107,25 @@ def detect_saturation(st: pd.DataFrame, fraction: float = GAIN_FRACTION) -> dict
 
 
 def load(data_dir: Path) -> dict:
+    """Per-second totals, the steps and the detected saturation from fio's logs; fio's summary; and
+    the limit and think time the run was made with (its run.json)."""
     data_dir = Path(data_dir)
+    params = params_of(data_dir)
     sec = per_second(data_dir)
     jf = fio.JobFile.load(data_dir / "fio" / f"{JOB}.fio")
     threads = len(jf.jobs())
     step_s = float(jf.get("t2", "startdelay"))
     st = steps(data_dir, step_s, threads)
     return {"seconds": sec, "steps": st, "saturation": detect_saturation(st),
-            "jobs": fiolog.job_table(fiolog.read_fio_json(data_dir / "fio" / f"{JOB}.json"))}
+            "jobs": fiolog.job_table(fiolog.read_fio_json(data_dir / "fio" / f"{JOB}.json")),
+            "limit_iops": params["limit_iops"], "think": params["think"]}
 
 
-def summary(d: dict, p: dict) -> dict:
+def summary(d: dict) -> dict:
+    """The headline numbers: one reader alone, the predicted and the detected saturation step, the
+    plateau, latency at the first and the last step, how close the steps below saturation come to
+    one reader's rate times the readers, and the plateau's shape (_plateau)."""
+    p = {"limit_iops": d["limit_iops"], "think": d["think"]}
     st, sat = d["steps"], d["saturation"]
     one = sat["one_reader"]
     below = st[st["readers"] < (sat["step"] or 10**9)]

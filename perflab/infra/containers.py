@@ -223,19 +223,26 @@ def wait_until(pred, timeout: float, what: str, interval: float = 0.2):
     raise TimeoutError(f"{what}: not ready after {timeout:g} s")
 
 
-def data_root_disk(client) -> str:
-    """The whole block device (/dev/NAME) that holds Docker's data root, and so its volumes: the
-    device that docker's --device-read-iops/--device-read-bps must name to limit a lab's "disk"
+def volumes_disk(client) -> str:
+    """The whole block device (/dev/NAME) that holds a lab's volumes: the `--scratch` directory's
+    when one was chosen (perflab.infra.scratch), else Docker's data root's. It is the device that
+    docker's --device-read-iops/--device-read-bps must name to limit a lab's "disk"
     (chapters/benchmarking.md, chapters/stepping.md)."""
     import os
 
-    root = client.info().get("DockerRootDir", "/var/lib/docker")
+    root = scratch.root() or client.info().get("DockerRootDir", "/var/lib/docker")
+    what = "the scratch directory" if scratch.root() else "Docker's data root"
     dev = os.stat(root).st_dev
     sys_dev = os.path.realpath(f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}")
     if os.path.exists(os.path.join(sys_dev, "partition")):
         sys_dev = os.path.dirname(sys_dev)  # a partition: throttling applies to its disk
     path = f"/dev/{os.path.basename(sys_dev)}"
     if not os.path.exists(path):
-        raise ContainerFailed(f"Docker's data root {root} is on {sys_dev}, which has no block device "
-                           "node to throttle (an overlay or network file system?)")
+        raise ContainerFailed(f"{what} {root} is on {sys_dev}, which has no block device node to throttle "
+                              "(an overlay, tmpfs or network file system?): choose a directory on a disk "
+                              "with `perflab run --scratch DIR`")
     return path
+
+
+#: the name labs/benchmarking/lab.py still imports (it moves to volumes_disk when it becomes a package)
+data_root_disk = volumes_disk
