@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Iterator
 
 from perflab.errors import Failed
+from perflab.infra import hostcmd
 from perflab.infra.ledger import Ledger, remove_entry
 
 
@@ -40,9 +41,9 @@ def loop_device(ledger: Ledger, backing: str) -> Iterator[str]:
     it is detached."""
     dev = None
     for _ in range(20):
-        cand = subprocess.run(["losetup", "-f"], capture_output=True, text=True).stdout.strip()
+        cand = hostcmd.run(["losetup", "-f"], timeout=30).stdout.strip()
         ledger.record("loop", cand, backing=backing)
-        r = subprocess.run(["losetup", "--direct-io=on", cand, backing], capture_output=True, text=True)
+        r = hostcmd.run(["losetup", "--direct-io=on", cand, backing], timeout=60, check=False)
         if r.returncode == 0:
             dev = cand
             break
@@ -73,15 +74,11 @@ def filesystem(ledger: Ledger, dev: str, mountpoint: Path, mkfs: list[str], time
     """A new file system on block device `dev` (`mkfs`: the command without the device, e.g.
     ["mkfs.ext4", "-q"]), mounted on `mountpoint` for the block; unmounted on the way out."""
     mountpoint = Path(mountpoint)
-    r = subprocess.run([*mkfs, dev], capture_output=True, text=True, timeout=timeout)
-    if r.returncode:
-        raise HostObjectError(f"{' '.join(mkfs)} {dev}: {(r.stderr.strip().splitlines() or ['failed'])[-1]}")
+    hostcmd.run([*mkfs, dev], timeout=timeout)
     mountpoint.mkdir(parents=True, exist_ok=True)
     ledger.record("mount", str(mountpoint))
     try:
-        r = subprocess.run(["mount", dev, str(mountpoint)], capture_output=True, text=True, timeout=60)
-        if r.returncode:
-            raise HostObjectError(f"mount {dev} {mountpoint}: {r.stderr.strip()}")
+        hostcmd.run(["mount", dev, str(mountpoint)], timeout=60)
         yield mountpoint
     finally:
         _give_back(ledger, {"kind": "mount", "id": str(mountpoint)})
@@ -93,10 +90,7 @@ def tbf(ledger: Ledger, dev: str, *args: str) -> Iterator[str]:
     "10mbit", ...); the lab may `tc qdisc replace` it with other rates inside the block."""
     ledger.record("tc", dev, qdisc="tbf")
     try:
-        r = subprocess.run(["tc", "qdisc", "replace", "dev", dev, "root", "tbf", *args],
-                           capture_output=True, text=True)
-        if r.returncode:
-            raise HostObjectError(f"tc qdisc replace dev {dev} root tbf {' '.join(args)}: {r.stderr.strip()}")
+        hostcmd.run(["tc", "qdisc", "replace", "dev", dev, "root", "tbf", *args], timeout=30)
         yield dev
     finally:
         _give_back(ledger, {"kind": "tc", "id": dev, "qdisc": "tbf"})

@@ -12,11 +12,10 @@ import contextlib
 import json
 import os
 import signal
-import subprocess
 import time
 from pathlib import Path
 
-from perflab.infra import partitions
+from perflab.infra import hostcmd, partitions
 
 LEDGER = "resources.jsonl"
 
@@ -83,10 +82,15 @@ class Ledger:
 
 
 def _sh(cmd: list[str]) -> bool:
+    return hostcmd.ok(cmd, timeout=60)
+
+
+def _out(cmd: list[str]) -> str:
+    """A query's output, or "" when it fails or hangs (clean-up goes on with the next object)."""
     try:
-        return subprocess.run(cmd, capture_output=True, timeout=60).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+        return hostcmd.run(cmd, timeout=30, check=False).stdout
+    except hostcmd.HostCommandFailed:
+        return ""
 
 
 # Each remover returns True when the object is gone (or was never created), and `exists` tells
@@ -141,7 +145,7 @@ def _rm_mount(e):
 def _rm_loop(e):
     dev = e["id"]
     back = e.get("backing")
-    out = subprocess.run(["losetup", "-n", "-O", "BACK-FILE", dev], capture_output=True, text=True)
+    out = hostcmd.run(["losetup", "-n", "-O", "BACK-FILE", dev], timeout=30, check=False)
     if out.returncode != 0 or (back and back not in out.stdout):
         return True  # gone, or now someone else's
     # Partitions added with BLKPG (the jbod lab) outlive the binding unless deleted first.
@@ -175,7 +179,7 @@ def _rm_tc(e):
     if not Path(f"/sys/class/net/{dev}").exists():
         return True
     _sh(["tc", "qdisc", "del", "dev", dev, e.get("parent", "root")])
-    out = subprocess.run(["tc", "qdisc", "show", "dev", dev], capture_output=True, text=True).stdout
+    out = _out(["tc", "qdisc", "show", "dev", dev])
     return e.get("qdisc", "tbf") not in out
 
 
@@ -206,12 +210,11 @@ REMOVERS = {
 EXISTS = {
     "process": lambda e: process_alive(int(e["id"]), e.get("start_time")),
     "mount": lambda e: is_mounted(e["id"]),
-    "loop": lambda e: subprocess.run(["losetup", e["id"]], capture_output=True).returncode == 0
-    and bool(e.get("backing") is None or e["backing"] in subprocess.run(
-        ["losetup", "-n", "-O", "BACK-FILE", e["id"]], capture_output=True, text=True).stdout),
+    "loop": lambda e: _sh(["losetup", e["id"]])
+    and bool(e.get("backing") is None or e["backing"] in _out(["losetup", "-n", "-O", "BACK-FILE", e["id"]])),
     "zram": lambda e: _zram_size(e["id"]) > 0,
-    "tc": lambda e: Path(f"/sys/class/net/{e['id']}").exists() and e.get("qdisc", "tbf") in subprocess.run(
-        ["tc", "qdisc", "show", "dev", e["id"]], capture_output=True, text=True).stdout,
+    "tc": lambda e: Path(f"/sys/class/net/{e['id']}").exists() and e.get("qdisc", "tbf") in _out(
+        ["tc", "qdisc", "show", "dev", e["id"]]),
     "cgroup": lambda e: Path(e["id"]).exists(),
     "path": lambda e: Path(e["id"]).exists(),
 }

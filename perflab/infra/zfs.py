@@ -12,14 +12,13 @@ from perflab.errors import Failed
 
 import contextlib
 import re
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from perflab.infra import containers
+from perflab.infra import containers, hostcmd
 from perflab.infra.containers import Topology, wait_until
 from perflab.infra.labdirs import made_dirs
 from perflab.infra.ledger import Ledger
@@ -61,8 +60,8 @@ def shared_export(ledger: Ledger, path: Path):
     ledger.record("path", str(path.parent))
     path.mkdir(parents=True, exist_ok=True)
     ledger.record("mount", str(path))
-    subprocess.run(["mount", "--bind", str(path), str(path)], check=True)
-    subprocess.run(["mount", "--make-rshared", str(path)], check=True)
+    hostcmd.run(["mount", "--bind", str(path), str(path)], timeout=60)
+    hostcmd.run(["mount", "--make-rshared", str(path)], timeout=60)
     try:
         yield path
     finally:
@@ -105,7 +104,7 @@ def drop_mounts_below(export: Path) -> list[str]:
             if mp.startswith(export + "/"):
                 below.append(mp)
     for mp in sorted(below, key=len, reverse=True):
-        subprocess.run(["umount", "-l", mp], check=False, capture_output=True)
+        hostcmd.ok(["umount", "-l", mp], timeout=60)
     return below
 
 

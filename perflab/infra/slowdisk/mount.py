@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Iterator
 
 from perflab.errors import Failed
+from perflab.infra import hostcmd
 from perflab.infra.ledger import is_mounted, proc_start_time, process_alive
 from perflab.infra.slowdisk.model import DiskModel
 
@@ -41,7 +42,7 @@ def build_binary(source_dir: Path = SOURCE_DIR) -> Path:
     if not shutil.which("make"):
         raise SlowdiskError("cannot build slowdisk: make is not installed "
                             "(apt-get install gcc make pkg-config libfuse3-dev)")
-    r = subprocess.run(["make", "-s", "-C", str(source_dir)], capture_output=True, text=True)
+    r = hostcmd.run(["make", "-s", "-C", str(source_dir)], timeout=600, check=False)
     binary = source_dir / "slowdisk"
     if r.returncode != 0 or not binary.exists():
         raise SlowdiskError(f"cannot build slowdisk (make -C {source_dir}):\n{r.stdout}{r.stderr}")
@@ -117,12 +118,12 @@ def _unmount(mountpoint: str, timeout: float = 5.0) -> None:
     deadline = time.monotonic() + timeout
     while is_mounted(mountpoint):
         cmd = [tool, "-u", "-q", mountpoint] if tool else ["umount", mountpoint]
-        subprocess.run(cmd, capture_output=True)
+        hostcmd.ok(cmd, timeout=30)
         if not is_mounted(mountpoint):
             return
         if time.monotonic() > deadline:
             cmd = [tool, "-u", "-z", "-q", mountpoint] if tool else ["umount", "-l", mountpoint]
-            subprocess.run(cmd, capture_output=True)
+            hostcmd.ok(cmd, timeout=30)
             return
         time.sleep(0.1)
 
