@@ -83,6 +83,23 @@ def test_partitions_are_added_and_deleted_with_blkpg_and_the_ledger_deletes_them
     assert not list(Path("/sys/block").glob(f"{name}p*")) and _kinds(led) == []
 
 
+@needs_loop
+def test_partitions_back_to_back_replace_stale_ones(tmp_path):
+    from perflab.infra import partitions
+
+    led = Ledger(tmp_path)
+    with hostobjects.loop_device(led, str(_backing(tmp_path, 16))) as dev:
+        name = Path(dev).name
+        partitions.add(dev, 5, 10 << 20, 1 << 20)                        # a stale one from an earlier user
+        assert partitions.numbers(dev) == [5]
+        paths = partitions.add_back_to_back(dev, [2 << 20, 3 << 20])
+        assert paths == [f"{dev}p1", f"{dev}p2"] and partitions.numbers(dev) == [1, 2]
+        assert int(Path("/sys/block", name, f"{name}p2", "start").read_text()) == 2048 + (2 << 20) // 512
+        with pytest.raises(OSError, match=f"adding partition 1 to {dev}"):
+            partitions.add_back_to_back(dev, [32 << 20])                 # larger than the device
+    assert _kinds(led) == []
+
+
 def test_a_live_run_of_another_clone_is_left_alone(tmp_path, monkeypatch):
     """Docker objects name their run directory; `perflab clean` in one clone does not remove the
     objects of a run another clone is running on the same machine (its runner is alive), and does

@@ -37,3 +37,53 @@ def add(dev: str, number: int, start_bytes: int, length_bytes: int) -> None:
 def delete(dev: str, number: int) -> None:
     """Remove partition `number` of `dev` (delpart); OSError (ENXIO: there is none) as raised."""
     _blkpg(dev, DELETE, number)
+
+
+SECTOR = 512
+ALIGN_SECTORS = 2048           # the first partition at 1 MiB, as partitioning tools put it
+
+
+def numbers(dev: str) -> list[int]:
+    """Partition numbers the kernel knows for block device `dev` (/sys/block/<name>/<name>pN)."""
+    from pathlib import Path
+
+    name = Path(dev).name
+    out = []
+    for q in Path("/sys/block", name).glob(f"{name}p*"):
+        try:
+            out.append(int((q / "partition").read_text()))
+        except (OSError, ValueError):
+            continue
+    return sorted(out)
+
+
+def add_back_to_back(dev: str, sizes_bytes: list[int], timeout: float = 10.0) -> list[str]:
+    """One partition per size on `dev`, back to back from 1 MiB, after deleting any stale ones an
+    earlier user of the device left; their device paths, once they exist. A partition the kernel
+    refuses raises OSError naming it."""
+    import time
+    from pathlib import Path
+
+    for n in numbers(dev):
+        try:
+            delete(dev, n)
+        except OSError:
+            pass
+    start = ALIGN_SECTORS
+    out = []
+    for i, size in enumerate(sizes_bytes, 1):
+        sectors = size // SECTOR
+        try:
+            add(dev, i, start * SECTOR, sectors * SECTOR)
+        except OSError as e:
+            raise OSError(e.errno, f"adding partition {i} to {dev} (sectors {start}-{start + sectors - 1}): "
+                                   f"{e.strerror}") from None
+        start += sectors
+        out.append(f"{dev}p{i}")
+    t_end = time.monotonic() + timeout
+    for path in out:
+        while not Path(path).exists():
+            if time.monotonic() > t_end:
+                raise OSError(f"partition {path} did not appear within {timeout:g} s")
+            time.sleep(0.05)
+    return out
