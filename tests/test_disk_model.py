@@ -121,10 +121,13 @@ def simulate(lab, p, n=1500, fuse_us=45.0, idle_us=60.0, seed=0):
     return out, fuse_us
 
 
-def write_run(lab, p, tmp_path, **kw):
+def write_run(lab, p, tmp_path, analysed_as=None, **kw):
+    """The synthetic run's files, with a run.json whose parameters (`analysed_as`, else `p`) the
+    lab's load reads back, as from a live run."""
     sim, fuse_us = simulate(lab, p, **kw)
     fdir, ddir = tmp_path / "fio", tmp_path / "device"
     fdir.mkdir()
+    (tmp_path / "run.json").write_text(json.dumps({"params": analysed_as or p}))
     epoch = 1_700_000_000_000
     for mount in lab.MOUNTS:
         (ddir / mount).mkdir(parents=True)
@@ -158,7 +161,7 @@ def write_run(lab, p, tmp_path, **kw):
 def test_analysis_of_a_run_drawn_from_the_model(lab, tmp_path):
     p = DEFAULTS
     d = write_run(lab, p, tmp_path)
-    m = lab.summary(d, p)
+    m = lab.summary(d)
     assert m["random_iops_ratio"] == pytest.approx(1.0, abs=0.04)
     assert m["textbook_disk"] and 75 <= m["random_iops"] <= 90
     assert m["seek_fit_ratio"] == pytest.approx(1.0, abs=0.08)
@@ -184,8 +187,8 @@ def test_analysis_of_a_run_drawn_from_the_model(lab, tmp_path):
 def test_a_band_too_narrow_is_seen(lab, tmp_path):
     """A disk whose rotational delay covered only 80% of a revolution fails the width and KS measures."""
     p = DEFAULTS
-    d = write_run(lab, {**p, "rpm": 9000}, tmp_path)   # logs drawn at 9000 RPM, analysed as 7200
-    m = lab.summary(d, p)
+    d = write_run(lab, {**p, "rpm": 9000}, tmp_path, analysed_as=p)   # logs drawn at 9000 RPM, analysed as 7200
+    m = lab.summary(d)
     assert m["stroke_band_ratio"] < 0.85 and m["stroke_ks"] > m["stroke_ks_limit"]
 
 

@@ -1,126 +1,24 @@
-"""Lab `disk-model` (chapter "The disk model: what slowdisk emulates", chapters/disk-model.md).
-
-The book's ZFS and latency labs run on `slowdisk`, an emulated mechanical disk (slowdisk/README.md).
-This lab takes its model apart: one fio job per component of a disk's service time, one after
-another, each on its own emulated disk, at queue depth 1, so that each shows alone in the heat map:
-
-* **random**: 4 KiB random reads over the whole disk: seek (a square-root curve of the distance),
-  plus a rotational delay, plus the transfer. Checked against the IOPS the model predicts from its
-  own seek and rotation parameters, and, for a 7200 RPM disk with a datasheet's average seek, against
-  the textbook's 75-90 IOPS.
-* **stroke**: the same reads confined to a small slice of a large disk (slowdisk's `capacity`):
-  every seek is nearly the track-to-track one, so the rotational delay stands alone, a band from 0
-  to one revolution (60/rpm).
-* **seq**: 128 KiB sequential reads: no positioning, transfer only: the configured media rate.
-* **write-off / write-on**: 4 KiB sequential `O_DIRECT` writes (synchronous for the application: each
-  call returns when the disk acknowledges), with the disk's write cache off, then on. Off, each write
-  waits for its sector to come round (about a revolution); on, it is acknowledged from the cache.
-* **dsync-on**: 4 KiB `O_DSYNC` writes with the write cache on: slowdisk treats them as forced unit
-  access, so they pass the cache and wait for the sector as with the cache off.
-* **flush-on**: 4 KiB writes each followed by `fdatasync`, write cache on: the write from the cache,
-  then the flush (`flush_ms`).
-
-Real: fio, the container, the FUSE request path (its round trip is measured: fio's latency minus the
-disk's own service time, I/O by I/O), the host's timers. Emulated: everything slowdisk holds an I/O
-for (seek, rotation, transfer, write cache, flush). The backing files and mount points live on tmpfs
-(/dev/shm/perflab-RUN/), recorded in the run's ledger, so that the host's disk adds nothing.
-
-Produces, under the run directory:
-  fio/components.{fio,json}, fio/<job>_clat.<n>.log       fio's per-I/O logs (epoch ms, offsets)
-  device/<mount>/<job>.log, mount.epoch_ms                 each disk's service times (slowdisk)
-"""
+"""The disk-model lab's reading of a run: the model's parts (jumps, the seek curve, the rotational
+delay left once seek and transfer are taken out, a band's width, the KS distance to a uniform band,
+the FUSE round trip I/O by I/O), the run's logs read back (load), the headline numbers (summary)
+and the table of the model's parts. Reads a live run or the reference alike."""
 from __future__ import annotations
 
-import subprocess
-from contextlib import ExitStack
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from perflab.analysis import heatmap
-from perflab.fio import jobs as fio, logs as fiolog
+from perflab.fio import logs as fiolog
 from perflab.infra import slowdisk
-from perflab.infra.containers import Topology
-from perflab.infra.hostobjects import scratch_dir
-from perflab.infra.labdirs import device_lab
+from perflab.run.record import params_of
 
-JOB = "components"
-KIB = 1024
-GIB = 1 << 30
-#: The experiments, in the order they run: (mount, backing file's bytes). Each is one disk (file).
-PHASES = {
-    "random": ("plain", 1 * GIB),        # the whole disk: the seek curve spans this file
-    "stroke": ("slice", 64 << 20),       # a 64 MiB slice ...
-    "seq": ("plain", 8 * GIB),           # long enough not to wrap round in a phase
-    "write-off": ("plain", 1 * GIB),
-    "write-on": ("cached", 1 * GIB),
-    "dsync-on": ("cached", 1 * GIB),
-    "flush-on": ("cached", 1 * GIB),
-}
-SLICE_CAPACITY = 1 << 40                 # ... of a 1 TiB disk (slowdisk's capacity option)
-#: What each mount changes in the disk model (the rest is the run's parameters).
-MOUNTS = {"plain": {}, "slice": {"capacity": SLICE_CAPACITY}, "cached": {"write_cache": True}}
-RANDOM_BS, SEQ_BS, WRITE_BS = 4 * KIB, 128 * KIB, 4 * KIB
+from .experiment import JOB, PHASES, RANDOM_BS, SEQ_BS, SLICE_CAPACITY, WRITE_BS, disk_model
+
 #: The textbook's figure for a 7200 RPM disk, QD1 random small reads (the issue that asked for this
 #: lab: "about 75-90 IOPS"), and the average seeks that give it: 1000 / (seek + half a revolution).
 TEXTBOOK_IOPS = (75.0, 90.0)
 TEXTBOOK_SEEK_MS = (7.0, 9.0)
-LINEAR_NS = 100_000                      # the rotational band's rows: 100 us
-
-#: For perflab.analysis.sanity: the read jobs measure the (emulated) disk.
-INTENT = {"random": "disk", "stroke": "disk", "seq": "disk"}
-
-
-def disk_model(p: dict, mount: str = "plain") -> slowdisk.DiskModel:
-    """The emulated disk of one mount: slowdisk's defaults, the run's rpm, full-stroke seek, media
-    rate and flush cost, and the mount's own setting (capacity, write cache)."""
-    return slowdisk.DiskModel(rpm=float(p["rpm"]), seek_max_ms=float(p["seek_max_ms"]),
-                              transfer_mbps=float(p["transfer_mbps"]), flush_ms=float(p["flush_ms"]),
-                              seed=1, **MOUNTS[mount]).validate()
-
-
-def plan(p: dict) -> list[tuple[str, float]]:
-    return [("disks", 3.0), ("experiments", len(PHASES) * p["phase"] + 8), ("collect", 5.0)]
-
-
-def job_file(s) -> fio.JobFile:
-    p = s.params
-    jf = fio.JobFile.load(s.lab.jobs_dir / f"{JOB}.fio")
-    jf.set("global", "runtime", int(p["phase"]))
-    for ph, (mount, size) in PHASES.items():
-        jf.apply({ph: {"filename": f"/{mount}/{ph}", "size": size}})
-    return jf
-
-
-def run(s) -> None:
-    p = s.params
-    d = device_lab(s)
-    tag, out, dev, host = d.tag, d.out, d.dev, d.shm
-    job = job_file(s).write(out / f"{JOB}.fio")
-    # Backing files and mount points on tmpfs: the host's own disk must add no delays of its own.
-    with ExitStack() as stack, Topology(s.run_id, s.lab.name) as topo:
-        stack.enter_context(scratch_dir(s.ledger, host.parent))
-        with s.phase("disks"):
-            s.provenance(fio_version=fio.version(topo, tag))
-            vols = {}
-            for mount in MOUNTS:
-                b = host / mount
-                b.mkdir(parents=True)
-                for ph, (mnt, size) in PHASES.items():
-                    if mnt == mount:   # sparse files: reading a hole costs the host nothing
-                        subprocess.run(["truncate", "-s", str(size), str(b / ph)], check=True)
-                m = stack.enter_context(slowdisk.recorded(s.ledger, b, host / f"{mount}-mnt",
-                                                          disk_model(p, mount), log_dir=dev / mount))
-                vols[str(m.mountpoint)] = {"bind": f"/{mount}", "mode": "rw"}
-            s.provenance(disk_models={mount: disk_model(p, mount).to_options() for mount in MOUNTS})
-        with s.phase("experiments"):
-            fio.run_in_container(topo, tag, job, out, JOB, volumes=vols,
-                                 timeout=len(PHASES) * p["phase"] + 300)
-        for extra in list(out.glob("*_lat.*.log")) + list(out.glob("*_slat.*.log")):
-            extra.unlink()   # fio writes them beside the clat logs; the chapter uses clat only
-    with s.phase("collect"):
-        s.metric(**summary(load(s.data_dir), p))
 
 
 # ------------------------------------------------------------------------------ the model's parts
@@ -189,8 +87,8 @@ def _fio_logs(fdir: Path, ph: str) -> list[Path]:
 
 
 def load(data_dir: Path) -> dict:
-    """fio's per-I/O logs and each disk's device log, per experiment, on one clock (epoch ms), and
-    fio's report."""
+    """fio's per-I/O logs and each disk's device log, per experiment, on one clock (epoch ms), fio's
+    report, and the parameters the run was made with (its run.json: the disks' models follow from them)."""
     data_dir = Path(data_dir)
     fdir, ddir = data_dir / "fio", data_dir / "device"
     app, dev, logs = {}, {}, {}
@@ -203,7 +101,7 @@ def load(data_dir: Path) -> dict:
         dev[ph] = dv
     report = fiolog.read_fio_json(fdir / f"{JOB}.json")
     return {"app": app, "dev": dev, "logs": logs, "jobs": fiolog.job_table(report), "report": report,
-            "fio_version": report.get("fio version")}
+            "fio_version": report.get("fio version"), "params": params_of(data_dir)}
 
 
 def sync_latency_ms(d: dict, name: str) -> float:
@@ -238,7 +136,12 @@ def random_parts(d: dict, p: dict) -> pd.DataFrame:
                          "rot_ms": svc - sk - dv.bs.to_numpy()[sel] / (m.transfer_mbps * 1e3)})
 
 
-def summary(d: dict, p: dict) -> dict:
+def summary(d: dict) -> dict:
+    """The headline numbers, for the disk models of the run's own parameters (d["params"]): the
+    random reads against the model's prediction and the textbook's figure, the seek curve fitted to
+    them, the short-stroked reads' rotational band, the sequential reads' rate (on the disk and in
+    fio), the FUSE round trip, and the writes with the write cache off and on."""
+    p = d["params"]
     m = disk_model(p)
     rot = m.rotation_ms
     out: dict = {"rotation_ms": round(rot, 4), "mean_seek_ms": round(m.mean_seek_ms, 3),
@@ -339,27 +242,3 @@ def components(mt: dict, p: dict) -> pd.DataFrame:
          f"{mt['fuse_p50_us']:.0f} us median (99th percentile {mt['fuse_p99_us']:.0f} us)"),
     ]
     return pd.DataFrame(rows, columns=["part", "setting", "the model", "the disk's log", "fio"]).set_index("part")
-
-
-# ------------------------------------------------------------------------------ figures' data
-
-def phase_starts(d: dict) -> dict[str, float]:
-    """Each experiment's first I/O's start, epoch ms (its first completion less its latency)."""
-    return {ph: float((a.time_ms - a.lat_ns / 1e6).min()) for ph, a in d["app"].items() if len(a)}
-
-
-def phase_map(d: dict, p: dict):
-    """fio's latency heat map of every experiment, one after the other (log-linear buckets), and the
-    time origin of its columns (epoch ms)."""
-    logs = [q for ph in PHASES for q in d["logs"][ph]]
-    t0 = int(min(phase_starts(d).values())) // 1000 * 1000
-    col_s = max(1.0, round(p["phase"] / 20))
-    return heatmap.from_lat_log(logs, col_s=col_s, t0_ms=t0), t0
-
-
-def stroke_map(d: dict, p: dict):
-    """The short-stroked reads' heat map on a linear axis (100 us rows up to a revolution + 2 ms)."""
-    top = int((disk_model(p).rotation_ms + 2.0) * 1e6)
-    logs = d["logs"]["stroke"]
-    t0 = fiolog.first_time_ms(logs) // 1000 * 1000
-    return heatmap.from_lat_log(logs, col_s=1.0, linear_ns=LINEAR_NS, linear_max_ns=top, t0_ms=t0)
