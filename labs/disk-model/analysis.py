@@ -19,6 +19,7 @@ from .experiment import JOB, PHASES, RANDOM_BS, SEQ_BS, SLICE_CAPACITY, WRITE_BS
 #: lab: "about 75-90 IOPS"), and the average seeks that give it: 1000 / (seek + half a revolution).
 TEXTBOOK_IOPS = (75.0, 90.0)
 TEXTBOOK_SEEK_MS = (7.0, 9.0)
+LATE_OVER = 1.1   # a sequential transfer "held up": over 1.1 x the median transfer time
 
 
 # ------------------------------------------------------------------------------ the model's parts
@@ -181,10 +182,17 @@ def summary(d: dict) -> dict:
     dv = dv[dv.ddir == 0]
     seq = jumps(dv.offset, dv.bs) == 0
     dev_mbps = float(dv.bs[seq].sum() / (dv.lat_ns[seq].sum() / 1e9) / 1e6)
+    # the typical transfer (its median time) and the share held up past it: a model streaming at
+    # the wrong rate moves them all, a machine whose timers wake late now and then only the tail
+    med_ns = float(np.median(dv.lat_ns[seq])) if seq.any() else float("nan")
+    typical_mbps = float(np.median(dv.bs[seq]) / (med_ns / 1e9) / 1e6) if seq.any() else float("nan")
+    late_share = float(np.mean(dv.lat_ns[seq] > LATE_OVER * med_ns)) if seq.any() else float("nan")
     fio_mbps = float(_job(d, "seq", "read").bw_bytes) / 1e6
     p10, p90 = np.percentile(d["app"]["seq"].lat_ns, [10, 90])
     over_seq = fuse_overhead_us(d["app"]["seq"], dv)
     over_rand = fuse_overhead_us(d["app"]["random"], d["dev"]["random"][d["dev"]["random"].ddir == 0])
+    out.update(seq_device_typical_ratio=round(typical_mbps / m.transfer_mbps, 4),
+               seq_device_late_share=round(late_share, 4))
     out.update(seq_device_mbps=round(dev_mbps, 2), seq_device_ratio=round(dev_mbps / m.transfer_mbps, 4),
                seq_fio_mbps=round(fio_mbps, 2), seq_spread=round(float(p90 / p10), 4), seq_fio_ratio=round(fio_mbps / m.transfer_mbps, 4),
                seq_transfer_ms=round(SEQ_BS / (m.transfer_mbps * 1e3), 4),

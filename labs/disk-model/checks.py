@@ -26,7 +26,7 @@ from __future__ import annotations
 from perflab.analysis.checks import Check
 from perflab.infra import slowdisk
 
-from .analysis import TEXTBOOK_IOPS
+from .analysis import LATE_OVER, TEXTBOOK_IOPS
 from .experiment import PHASES, RANDOM_BS, SEQ_BS, WRITE_BS
 
 RANDOM_IOPS = (0.92, 1.05)      # fio's random-read IOPS / the model's prediction
@@ -68,6 +68,18 @@ def _fio_seq_cap(m) -> float:
     measured median FUSE round trip."""
     disk_ms = m["seq_transfer_ms"] / m["seq_device_ratio"]
     return m["seq_transfer_ms"] / (disk_ms + m["fuse_p50_us"] / 1000)
+
+
+def _late_wakeups(m, p) -> str | None:
+    """The disk's typical transfer (its median time) streamed at the configured rate within
+    {SEQ_DEVICE[0]}-{SEQ_DEVICE[1]}, and only transfers this machine's timers held up (late wake-ups of
+    slowdisk) brought the mean under: the model is right, the machine's timers are not that steady."""
+    typical = m.get("seq_device_typical_ratio")
+    if typical is None or not SEQ_DEVICE[0] <= typical <= SEQ_DEVICE[1] or m["seq_device_ratio"] > SEQ_DEVICE[1]:
+        return None
+    return (f"the disk's typical 128 KiB transfer streamed at {typical:.3f} x the configured rate, but this machine's "
+            f"timers woke slowdisk late often enough that {m['seq_device_late_share']:.0%} of transfers took over "
+            f"{LATE_OVER:g} x the typical time, and the mean rate came to {m['seq_device_ratio']:.3f} x")
 
 
 def _round_trip_caps_seq(m, p) -> str | None:
@@ -144,7 +156,7 @@ CHECKS = [
                         f"the distance by about t / a revolution, and the bound adds 0.01 to the 1% level "
                         f"({0.01 * _REV_MS * 1000:.0f} us at 7200 RPM)"),
     Check("sequential reads: the disk streams at the configured rate", "seq_device_ratio", "between", SEQ_DEVICE,
-          about="the disk's MB/s / the configured MB/s",
+          about="the disk's MB/s / the configured MB/s", unless=_late_wakeups,
           asks=TIMING + f"slowdisk's sleeps late by at most {1 / SEQ_DEVICE[0] - 1:.0%} of a 128 KiB transfer "
                         f"on average, beyond the lateness it subtracts ({_SEQ_US * (1 / SEQ_DEVICE[0] - 1):.0f} us "
                         f"at {_DEFAULT.transfer_mbps:g} MB/s): the tightest of these checks"),
