@@ -25,7 +25,7 @@ from perflab.config import params as params_mod
 SEED = "demo-2026"
 ROSTER = ROOT / "examples" / "class" / "roster.csv"
 
-# What a completed bad-cable smoke run records (summary() of labs/bad-cable/lab.py), for a variant
+# What a completed bad-cable smoke run records (summary() of labs/bad-cable/), for a variant
 # whose bad client is `k` at ratio `r`.
 
 

@@ -172,13 +172,16 @@ def test_job_file_is_a_plain_fio_job(lab):
     assert jf.jobs() == ["read"]
 
 
-def test_htb_class_counters(lab):
+def test_htb_class_counters():
+    """The HTB counters the lab reads for hosts it does not own (perflab.infra.links)."""
+    from perflab.infra.links import parse_htb_classes
+
     text = ("class htb 1:1 root prio 0 rate 100Mbit ceil 100Mbit burst 64Kb cburst 1600b \n"
             " Sent 123456 bytes 789 pkt (dropped 0, overlimits 3 requeues 0) \n backlog 0b 0p requeues 0\n"
             " lended: 12 borrowed: 0 giants: 0\n tokens: 81250 ctokens: 1875\n\n"
             "class htb 1:12 root prio 0 rate 10Mbit ceil 10Mbit burst 64Kb cburst 1600b \n"
             " Sent 42 bytes 1 pkt (dropped 0, overlimits 0 requeues 0) \n")
-    assert lab.parse_htb_classes(text) == {1: (123456, 789), 12: (42, 1)}
+    assert parse_htb_classes(text) == {1: (123456, 789), 12: (42, 1)}
 
 
 def _params(lab, **kw):

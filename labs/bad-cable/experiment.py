@@ -1,0 +1,234 @@
+"""The bad-cable experiment: its phases, its parameters' cross-checks, the one job every client runs,
+and the run (the NFS server, the load generators, the shaped links, the phases and their timeline).
+The links and their sampler are perflab.infra.links'."""
+from __future__ import annotations
+
+import contextlib
+import socket
+import time
+from pathlib import Path
+
+import numpy as np
+
+from perflab.fio import jobs as fio, clients as fioclients
+from perflab.infra.containers import ContainerFailed, Topology, exec_sh, wait_for_file, wait_until
+from perflab.infra.links import LinkFailed, LinkSampler, ServerLinks, VethLinks, iface_with
+
+from .analysis import SETTLE_S, load, summary
+
+#: For perflab.analysis.sanity: the rate changes on purpose during the run (peak-vs-average does not apply).
+INTENT = {"*": {"phased": "the bad cable is replaced mid-run: the chapter measures each phase apart"}}
+
+HERE = Path(__file__).resolve().parent
+JOB = "cached-read"
+DATA_FILE = "cached.dat"   # one file on the server; every client reads it (the same job runs on all)
+SERVER_CAPS = ["SYS_ADMIN", "DAC_READ_SEARCH"]  # ganesha's VFS back end: name_to_handle_at/open_by_handle_at
+START_S = 2.0     # from the fio containers' start to the first phase
+COST_ORDER = (False, True, True, False)  # per-client collection off/on: ABBA cancels a linear drift
+
+
+def plan(p: dict) -> list[tuple[str, float]]:
+    return [("prepare", 6.0 + 0.6 * p["clients"]), ("bad cable", p["phase"] + START_S),
+            ("replaced", p["phase"]), ("collection cost", 4 * (p["cost_window"] + 1.0)), ("collect", 4.0)]
+
+
+def validate(p: dict) -> list[str]:
+    """Refusals the schema cannot express: the hosts file (parameter hosts) and its network."""
+    if not p.get("hosts"):
+        return [f"parameter hosts_network={p['hosts_network']}: only used with a hosts file; allowed: empty "
+                "unless hosts is given"] if p.get("hosts_network") else []
+    try:
+        hosts = fioclients.read_hosts(p["hosts"])
+    except fioclients.HostsError as e:
+        return [f"parameter hosts={p['hosts']}: {e}; allowed: a file with one host per line running "
+                "`fio --server` (name or address, optionally ',port')"]
+    out = []
+    if len(hosts) < 2:
+        out.append(f"parameter hosts={p['hosts']}: lists {len(hosts)} host; allowed: at least 2 (one of them "
+                   "gets the bad cable)")
+    if p["bad_client"] > len(hosts):
+        out.append(f"parameter bad_client={p['bad_client']}: the hosts file lists {len(hosts)} hosts; allowed: "
+                   f"1 to {len(hosts)}")
+    if not p.get("hosts_network"):
+        out.append("parameter hosts_network='': with a hosts file, the Docker network on which the NFS server "
+                   "and the fio driver reach those hosts; allowed: the name of an existing Docker network "
+                   "(a macvlan network for real hosts, see the chapter)")
+    else:
+        from perflab.infra import labels
+        client = labels.docker_client()
+        names = {n.name for n in client.networks.list()} if client else set()
+        if client and p["hosts_network"] not in names:
+            out.append(f"parameter hosts_network={p['hosts_network']}: no such Docker network; allowed: one of "
+                       f"{', '.join(sorted(names))}")
+    return out
+
+
+def _sleep_until(t: float) -> None:
+    d = t - time.time()
+    if d > 0:
+        time.sleep(d)
+
+
+def _collection(srv, on: bool, ips: list[str]) -> None:
+    """Per-client collection on the server: statistics enabled and the 1 Hz sampler running, or neither."""
+    if on:
+        code, out = exec_sh(srv, ["nfs-client-stats", "--enable"])
+        if code:
+            raise ContainerFailed(f"enabling the server's statistics failed: {out}")
+        srv.client.api.exec_start(srv.client.api.exec_create(srv.id, [
+            "sh", "-c", "echo $$ > /run/sampler.pid; exec nfs-client-stats /log/ops.log " + " ".join(ips)])["Id"],
+            detach=True)
+        wait_until(lambda: exec_sh(srv, ["test", "-s", "/run/sampler.pid"])[0] == 0, 10, "the server's sampler")
+    else:
+        exec_sh(srv, ["sh", "-c", "kill $(cat /run/sampler.pid) && rm -f /run/sampler.pid"])
+        code, out = exec_sh(srv, ["nfs-client-stats", "--disable"])
+        if code:
+            raise ContainerFailed(f"disabling the server's statistics failed: {out}")
+
+
+def job_for(s, server: str) -> fio.JobFile:
+    """The one job every client runs (fio client/server mode sends the same job file to all)."""
+    p = s.params
+    total = START_S + 2 * p["phase"] + 4 * (p["cost_window"] + 1.0) + 3.0
+    jf = fio.JobFile.load(s.lab.jobs_dir / f"{JOB}.fio")
+    jf.apply({"global": {"size": p["file_size"], "runtime": int(np.ceil(total)), "write_bw_log": "client",
+                         "nfs_url": f"nfs://{server}/export?version=4"},
+              "read": {"filename": DATA_FILE}})
+    return jf
+
+
+def _ip(c, network: str) -> str:
+    c.reload()
+    return c.attrs["NetworkSettings"]["Networks"][network]["IPAddress"]
+
+
+def run(s) -> None:
+    p = s.params
+    k, good, ratio, T, W = p["bad_client"], p["link_mbit"], p["bad_ratio"], p["phase"], p["cost_window"]
+    bad = good * ratio
+    tags = {name: s.manifest.images[name].tag for name in ("ganesha", "nfsfio")}
+    sdir, ndir, fdir = s.path("server"), s.path("net"), s.path("fio")
+    for d in (sdir, ndir, fdir):
+        d.mkdir(exist_ok=True)
+    (fdir / f"{JOB}.fio").write_text((s.lab.jobs_dir / f"{JOB}.fio").read_text())
+    own = not p["hosts"]
+    hosts = None if own else fioclients.read_hosts(p["hosts"])
+    n = p["clients"] if own else len(hosts)
+    tl: dict = {"clients": {}, "bad_client": k, "link_mbit": good, "bad_ratio": ratio, "phase_s": T,
+                "cost_window_s": W, "settle_s": SETTLE_S, "phases": {}, "cost_windows": [],
+                "load_generators": "containers of the lab" if own else f"hosts file {p['hosts']}",
+                "links": "tbf on each client's host-side veth" if own else "HTB classes on the server's interface"}
+
+    def save():
+        s.write_json("timeline.json", data=tl)
+
+    sampler = None
+    with Topology(s.run_id, s.lab.name) as topo, contextlib.ExitStack() as shaping:
+        try:
+            with s.phase("prepare"):
+                net = topo.network("lan", internal=True)
+                export = topo.volume("export")
+                srv = topo.container(tags["ganesha"], "server", network=net, hostname="server",
+                                     cap_drop=["ALL"], cap_add=SERVER_CAPS,
+                                     volumes={export.name: {"bind": "/export", "mode": "rw"},
+                                              str(sdir): {"bind": "/log", "mode": "rw"}})
+                if not own:
+                    topo.client.networks.get(p["hosts_network"]).connect(srv)
+                wait_for_file(srv, "/run/ganesha-ready", 60, "the NFS server (ganesha)")
+                mib = int(p["file_size"] // (1 << 20))
+                code, out = exec_sh(srv, ["sh", "-c", f"dd if=/dev/zero of=/export/{DATA_FILE} bs=1M count={mib} "
+                                                      "status=none && sync"])
+                if code:
+                    raise ContainerFailed(f"writing the clients' file on the server failed: {out}")
+                version = fio.version(topo, tags["nfsfio"])
+                s.provenance(fio_version=version, tools={
+                    "nfs-ganesha": exec_sh(srv, ["dpkg-query", "-W", "-f", "${Version}", "nfs-ganesha"])[1].strip()})
+                ips, fio_hosts = {}, []
+                if own:
+                    links = VethLinks(s.ledger, shaping)
+                    clients = {}
+                    for j in range(1, n + 1):
+                        clients[j] = topo.container(tags["nfsfio"], f"client{j}", fioclients.server_command(4 * j),
+                                                    network=net, hostname=f"client{j}", cap_drop=["ALL"])
+                    for j, c in clients.items():
+                        ips[j] = _ip(c, net.name)
+                        fio_hosts.append(fioclients.Host(ips[j]))
+                        links.add(j, c, bad if j == k else good)
+                        tl["clients"][str(j)] = {"host": f"client{j}", "fio_host": ips[j], "ip": ips[j],
+                                                 "veth": links.devs[j], "mbit_bad": bad if j == k else good,
+                                                 "mbit_replaced": good}
+                    for j, c in clients.items():
+                        wait_until(lambda c=c: exec_sh(c, ["sh", "-c", fioclients.LISTENING])[0] == 0, 30,
+                                   f"fio --server on client{j}")
+                    server_addr, driver_net = "server", net.name
+                else:
+                    server_addr, driver_net = _ip(srv, p["hosts_network"]), p["hosts_network"]
+                    links = ServerLinks(srv.attrs["State"]["Pid"], iface_with(srv.attrs["State"]["Pid"], server_addr))
+                    for j, h in enumerate(hosts, 1):
+                        ips[j] = socket.gethostbyname(h.name)
+                        fio_hosts.append(h)
+                        links.add(j, ips[j], bad if j == k else good)
+                        tl["clients"][str(j)] = {"host": h.name, "fio_host": h.name, "ip": ips[j], "veth": None,
+                                                 "mbit_bad": bad if j == k else good, "mbit_replaced": good}
+                job_for(s, server_addr).write(fdir / "clients.fio")
+                fioclients.write_hosts(fio_hosts, fdir / "hosts.list")
+                save()
+                stat_ips = [f"::ffff:{ips[j]}" for j in sorted(ips)]
+                _collection(srv, True, stat_ips)
+                sampler = LinkSampler(links, ndir / "links.log")
+                sampler.start()
+                sampler.check()
+
+            with s.phase("bad cable"):
+                # The driver: fio --client sends the job to every host's fio --server and gathers
+                # their results (clients.json) and bandwidth logs (client_bw.1.log.<host>) here.
+                driver = topo.container(tags["nfsfio"], "driver", fioclients.client_command(
+                    "hosts.list", "clients.fio", "clients.json"), network=driver_net, cap_drop=["ALL"],
+                    volumes={str(fdir): {"bind": "/out", "mode": "rw"}}, working_dir="/out")
+                tl["fio_started"] = time.time()
+                t0 = tl["fio_started"] + START_S
+                _sleep_until(t0 + T)
+                t1 = time.time()
+                tl["phases"]["bad cable"] = [t0, t1]
+                save()
+                sampler.check()
+
+            with s.phase("replaced"):
+                links.set_rate(k, good)
+                _sleep_until(t1 + T)
+                t2 = time.time()
+                tl["phases"]["replaced"] = [t1, t2]
+                save()
+                sampler.check()
+
+            with s.phase("collection cost"):
+                links.unshape()
+                on_now = True
+                t = time.time()
+                for on in COST_ORDER:
+                    if on != on_now:
+                        _collection(srv, on, stat_ips)
+                        on_now = on
+                    t = max(t + 1.0, time.time())
+                    _sleep_until(t)
+                    tl["cost_windows"].append({"collection": on, "t": [t, t + W]})
+                    t += W
+                    _sleep_until(t)
+                save()
+                sampler.check()
+
+            with s.phase("collect"):
+                code = driver.wait(timeout=90).get("StatusCode", -1)
+                (fdir / "driver.txt").write_bytes(driver.logs())
+                if code:
+                    raise ContainerFailed(f"the fio driver (fio --client) exited with {code}:\n"
+                                          + driver.logs(tail=20).decode(errors="replace"))
+                tl["fio_ended"] = time.time()
+                save()
+                sampler.stop()      # raises the sampler's error, if it had one: links.log would end early
+        except BaseException:
+            if sampler is not None:
+                with contextlib.suppress(LinkFailed):   # the run's own error is the one to report
+                    sampler.stop()
+            raise
+    s.metric(**summary(load(s.data_dir)))
