@@ -30,6 +30,7 @@ from perflab import commands
 from perflab.config import manifest as manifest_mod
 from perflab.config.manifest import SUITES
 from perflab.errors import EXIT_FAILED, EXIT_INTERRUPTED, PerflabError, Refused, explain
+from perflab.teaching import gradebook
 
 
 class _Parser(argparse.ArgumentParser):
@@ -77,7 +78,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--class", dest="class_dir", metavar="DIR", help="grade DIR/<student id>/ for every student")
     p.add_argument("--csv", help="write one row per student here (perflab's own table)")
     p.add_argument("--json", help="write the full report(s) here")
-    p.add_argument("--format", choices=("csv", "canvas", "gradescope"),
+    p.add_argument("--format", choices=gradebook.FORMATS,
                    help="grades for an LMS, written to --out: csv (perflab's table), canvas (gradebook import CSV), "
                         "gradescope (results.json per student)")
     p.add_argument("--out", metavar="PATH", help="where --format writes (a directory of <id>/results.json for "

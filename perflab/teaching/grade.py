@@ -39,8 +39,6 @@ from pathlib import Path
 
 from perflab.teaching import sealing, variant as variants
 
-VERDICTS = ("correct", "wrong", "missing")
-
 
 class GradeError(Refused, ValueError):
     """The key or a submission cannot be read at all."""
