@@ -219,12 +219,15 @@ def test_flush_costs_flush_ms(binary, backing, tmp_path):
                           "--number_ios=60"))
     sync = rep["jobs"][0]["sync"]["lat_ns"]
     assert sync["N"] >= 50
-    assert 6.0 <= sync["mean"] / 1e6 <= 6.0 + 0.4, sync["mean"]
     dev = sd.read_device_log(tmp_path / "logs" / "d0.log")
     flushes = dev[dev["ddir"] == 3]
     assert len(flushes) == sync["N"]
     assert (flushes["bs"] == 0).all()
+    # the model: a flush takes flush_ms on the disk (the median: late wake-ups of a busy machine add a
+    # tail, not a shift); fio never sees one end sooner, and sees the disk's own times plus a FUSE
+    # round trip, judged against the disk's mean in the same run rather than a fixed 6.4 ms
     assert flushes["lat_ns"].median() / 1e6 == pytest.approx(6.0, abs=0.1)
+    assert 6.0 <= sync["mean"] / 1e6 <= flushes["lat_ns"].mean() / 1e6 + 0.4, (sync["mean"], flushes["lat_ns"].mean())
 
 
 def test_write_cache_on_makes_sequential_sync_writes_cheaper(binary, backing, tmp_path):
