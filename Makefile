@@ -28,6 +28,11 @@ book: venv
 test: setup
 	$(VENV)/bin/pytest -v -rs --durations=40
 
+# The tests outside the default run (marked long): more labs through paths the default run takes
+# with one (interruptions, runs inside the lab-host image, a live ht mystery). About 15 minutes.
+test-long: setup
+	$(VENV)/bin/pytest -v -rs -m long
+
 test-fast: venv
 	$(VENV)/bin/pytest -v -rs -m "not docker and not slow"
 

@@ -442,6 +442,7 @@ def test_live_bad_cable_variant_assign_run_grade(docker_ok, artifacts, tmp_path)
 
 @pytest.mark.docker
 @pytest.mark.slow
+@pytest.mark.long      # the assign, run and grade path runs by default with bad-cable; this adds ht's measured evidence
 def test_live_ht_variant_assign_run_answer_grade(docker_ok, artifacts, tmp_path):
     """A round trip of a mystery whose evidence is a measurement, not a planted number: the hidden
     working set (cache or dram) is named from the student notebook's table, as a student would."""

@@ -127,7 +127,10 @@ def _wait_for_containers(run_ids_before, timeout=240, suffix=""):
     raise AssertionError("no lab container appeared")
 
 
-@pytest.mark.parametrize("lab,sig,extra", [
+#: one lab for each kind of thing a run makes (a volume, a ZFS server and its mounts, a tracer and processes
+#: in containers, tc on veths, loop devices and partitions, slowdisk mounts on tmpfs, a blkio throttle,
+#: cgroups and perf processes) runs by default; the others take one of those paths (make test-long)
+INTERRUPTS = [
     ("heatmaps", signal.SIGTERM, ["-p", "runtime=120s"]),
     ("heatmaps", signal.SIGINT, ["-p", "runtime=120s"]),
     ("logzilla", signal.SIGTERM, ["-p", "before=120s"]),
@@ -144,9 +147,13 @@ def _wait_for_containers(run_ids_before, timeout=240, suffix=""):
     ("disk-model", signal.SIGTERM, ["-p", "phase=60s"]),
     ("regression", signal.SIGTERM, ["-p", "phase=60s"]),
     ("durability", signal.SIGTERM, ["-p", "kill_after=120s"]),
-], ids=["heatmaps-SIGTERM", "heatmaps-SIGINT", "logzilla-SIGTERM", "l2arc-SIGTERM", "elinks-SIGTERM",
-        "bad-cable-SIGTERM", "jbod-SIGTERM", "latency-art-SIGTERM", "benchmarking-SIGTERM", "stepping-SIGTERM", "ht-SIGTERM",
-        "streaming-SIGTERM", "dedup-SIGTERM", "disk-model-SIGTERM", "regression-SIGTERM", "durability-SIGTERM"])
+]
+LONG_INTERRUPTS = {"l2arc", "benchmarking", "streaming", "dedup", "disk-model", "regression", "durability"}
+
+
+@pytest.mark.parametrize("lab,sig,extra", [
+    pytest.param(lab, sig, extra, id=f"{lab}-{sig.name}", marks=[pytest.mark.long] if lab in LONG_INTERRUPTS else [])
+    for lab, sig, extra in INTERRUPTS])
 def test_interrupted_run_cleans_up_and_is_marked_incomplete(docker_ok, artifacts, lab, sig, extra):
     before = {p.name for p in run_dirs()}
     p = _start(lab, *extra)
@@ -193,7 +200,9 @@ RANDOM_CASES = [("heatmaps", signal.SIGINT), ("logzilla", signal.SIGTERM), ("l2a
                 ("jbod", signal.SIGKILL)]
 
 
-@pytest.mark.parametrize("lab,sig", RANDOM_CASES, ids=[f"{lab}-{sig.name}" for lab, sig in RANDOM_CASES])
+@pytest.mark.parametrize("lab,sig", [pytest.param(lab, sig, id=f"{lab}-{sig.name}",
+                                                 marks=[pytest.mark.long] if lab in ("logzilla", "l2arc") else [])
+                                    for lab, sig in RANDOM_CASES])
 def test_interrupted_at_a_random_moment_leaves_nothing(docker_ok, artifacts, lab, sig):
     import os
     import random
