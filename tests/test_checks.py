@@ -82,3 +82,64 @@ def test_between_only_if_and_show():
     assert o["value"] == "1.3 of alone"
     gated = Check("hog", "r", ">", 0, only_if=lambda m, p: m.get("r") is not None)
     assert checks.evaluate([gated], {"r": None}) == [] and len(checks.evaluate([gated], {"r": 1})) == 1
+
+
+def test_outcomes_and_statuses_by_name_of_the_checks_made():
+    cs = [Check("a", "x", ">", 1), Check("b", "x", "<", 1),
+          Check("c", "y", ">", 0, only_if=lambda m, p: m.get("y") is not None),
+          Check("d", "x", "<", 1, unless=lambda m, p: "a slow disk" if p["slow"] else None)]
+    m, p = {"x": 2, "y": None}, {"slow": True}
+    assert checks.outcomes(cs, m, p) == {o["name"]: o for o in checks.evaluate(cs, m, p)}
+    assert list(checks.outcomes(cs, m, p)) == ["a", "b", "d"]
+    assert checks.statuses(cs, m, p) == {"a": checks.PASS, "b": checks.FAIL, "d": checks.NOT_SHOWN}
+    assert checks.statuses(cs, m, {"slow": False})["d"] == checks.FAIL
+
+
+def _slow(m, p):
+    """Not shown whenever the claim fails: on a machine that can show it, it would hide a failure."""
+    return "the disk took 6,324 us per read"
+
+
+#: bounds where their declarations say, for every kind of bound; the computed value is not probed
+RIGHT = [Check("ratio", "ratio", ">=", 10), Check("below", "a", "<", "b"),
+         Check("share", "s", ">", lambda m, p: p["half"]), Check("band", "r", "between", (0.8, 1.25)),
+         Check("around", "z", "between", lambda m, p: (m["b"] - 1, m["b"] + 1)),
+         Check("flag", "ok", "==", True), Check("few", "n", "<=", 3, unless=_slow),
+         Check("computed", lambda m, p: m["a"] * 2, ">", 1),
+         Check("not made", "gone", ">", 0, only_if=lambda m, p: "gone" in m)]
+GOOD = {"ratio": 39.0, "a": 2.5, "b": 96.0, "s": 0.9, "r": 1.0, "z": 96.5, "ok": True, "n": 1}
+
+
+def test_wrong_sides_finds_nothing_where_every_bound_is_declared():
+    assert checks.wrong_sides(RIGHT, GOOD, {"half": 0.5}) == []
+
+
+def test_wrong_sides_lets_an_unless_excuse_the_fail_side_unless_nothing_excuses():
+    # "few" says "not shown here" on its fail side: a check with an `unless` may, a machine that can
+    # show everything may not
+    assert checks.wrong_sides(RIGHT, GOOD, {"half": 0.5}) == []
+    assert checks.wrong_sides(RIGHT, GOOD, {"half": 0.5}, nothing_excuses=True) == [
+        "few: n=3.003, the fail side, is not shown here: nothing excuses it here"]
+
+
+def test_wrong_sides_reports_a_bound_that_moves_with_its_value():
+    # the bound is computed from the value itself, so moving the value moves the line: no side is tested
+    follows = Check("under twice itself", "x", "<", lambda m, p: 2 * m["x"] + 1)
+    ahead = Check("at least one more", "x", ">=", lambda m, p: m["x"] + 1)
+    near = Check("near itself", "x", "between", lambda m, p: (0.9 * m["x"], 1.1 * m["x"]))
+    got = checks.wrong_sides([follows, ahead, near], {"x": 10.0})
+    assert got == ["under twice itself: x=21.0, the fail side, passes",
+                   "at least one more: x=11.0, the pass side, is FAIL, not a pass",
+                   "near itself: x=11.011, the fail side, passes",
+                   "near itself: x=8.999991, just under its low end, passes",
+                   "near itself: x=11.000011, just over its high end, passes"], got
+
+
+def test_wrong_sides_probes_both_ends_of_a_range():
+    # a range whose low end is declared open by mistake (the value must exceed it): its end does not pass
+    class Open(Check):
+        def evaluate(self, m, p=None):
+            out = super().evaluate(m, p)
+            return {**out, "passed": out["passed"] and m[self.value] != self.bound[0]}
+    got = checks.wrong_sides([Open("band", "r", "between", (0.8, 1.25))], {"r": 1.0})
+    assert got == ["band: r=0.8, its low end, is FAIL, not a pass"]

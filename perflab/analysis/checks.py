@@ -11,7 +11,8 @@ phenomenon at all, the *measured* reason it cannot::
 
 From that one declaration follow the condition, the "expected" text (">= 10 (direct median / cached
 median)"), the value shown, the chapter's table, the reference build's recomputation, and the unit
-tests on both sides of every bound (:func:`probe` moves a check's value to either side of it).
+tests on both sides of every bound (:func:`probe` moves a check's value to either side of it, and
+:func:`wrong_sides` does so for every check of a chapter).
 
 **"Not shown here".** `unless(m, p)` returns a sentence naming what this run measured of the machine
 that keeps it from showing the phenomenon (a disk too slow for the set rate, with the disk's measured
@@ -30,7 +31,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-__all__ = ["Check", "PASS", "FAIL", "NOT_SHOWN", "audit", "status", "failed", "evaluate", "probe"]
+__all__ = ["Check", "PASS", "FAIL", "NOT_SHOWN", "audit", "status", "failed", "evaluate", "outcomes", "statuses",
+           "probe", "wrong_sides"]
 
 PASS, FAIL, NOT_SHOWN = "pass", "FAIL", "not shown here"
 
@@ -151,6 +153,16 @@ def evaluate(checks: list[Check], m: Mapping, p: Mapping | None = None) -> list[
     return [c.evaluate(m, p) for c in checks if c.applies(m, p)]
 
 
+def outcomes(checks: list[Check], m: Mapping, p: Mapping | None = None) -> dict[str, dict]:
+    """The outcomes of the checks the run applies to (:func:`evaluate`), by the checks' names."""
+    return {o["name"]: o for o in evaluate(checks, m, p)}
+
+
+def statuses(checks: list[Check], m: Mapping, p: Mapping | None = None) -> dict[str, str]:
+    """pass, FAIL or not shown here, by the names of the checks the run applies to."""
+    return {n: status(o) for n, o in outcomes(checks, m, p).items()}
+
+
 def status(outcome: Mapping) -> str:
     """pass, FAIL or not shown here, from a check as run.json keeps it."""
     if outcome.get("passed") is None:
@@ -181,3 +193,41 @@ def probe(check: Check, m: Mapping, p: Mapping | None = None, side: str = "pass"
         above, below = b + eps, b - eps
         good, bad = {">=": (b, below), ">": (above, b), "<=": (b, above), "<": (below, b)}[check.op]
     return {**m, check.value: good if side == "pass" else bad}
+
+
+def _outside(x) -> float:
+    """How far past a range's end a value stands "just outside" it (a millionth of the end, at least 1e-9)."""
+    return max(abs(x) * 1e-6, 1e-9)
+
+
+def wrong_sides(checks: list[Check], m: Mapping, p: Mapping | None = None, *,
+                nothing_excuses: bool = False) -> list[str]:
+    """A line per bound not where its declaration says, none when all are: each check whose value is a
+    metric (of those the run applies to) moved with :func:`probe` just to either side of its bound, and a
+    `between` check also to each end of its range (exactly at an end it passes, just outside does not).
+    `m` is a run that passes, so that only the moved value decides. The pass side must pass; the fail
+    side must not, and for a check without `unless` must be a FAIL. A check with one may say "not shown
+    here" there instead, unless `nothing_excuses`: `m` is a machine that can show every phenomenon, so
+    no `unless` may fire and every fail side must be a FAIL."""
+    p = p or {}
+    problems = []
+    for c in checks:
+        if not isinstance(c.value, str) or not c.applies(m, p):
+            continue
+        tries = [("the pass side", probe(c, m, p, side="pass")[c.value], True),
+                 ("the fail side", probe(c, m, p, side="fail")[c.value], False)]
+        if c.op == "between":
+            lo, hi = _read(c.bound, m, p)
+            tries += [("its low end", lo, True), ("its high end", hi, True),
+                      ("just under its low end", lo - _outside(lo), False),
+                      ("just over its high end", hi + _outside(hi), False)]
+        for where, v, ok in tries:
+            got = status(c.evaluate({**m, c.value: v}, p))
+            if ok and got != PASS:
+                problems.append(f"{c.name}: {c.value}={v!r}, {where}, is {got}, not a pass")
+            elif not ok and got == PASS:
+                problems.append(f"{c.name}: {c.value}={v!r}, {where}, passes")
+            elif not ok and got != FAIL and (c.unless is None or nothing_excuses):
+                why = "nothing excuses it here" if c.unless is not None else "without an `unless` it can only FAIL"
+                problems.append(f"{c.name}: {c.value}={v!r}, {where}, is {got}: {why}")
+    return problems
