@@ -22,10 +22,10 @@ run() produces, under the run directory:
 detect_saturation() finds the first step whose added reader no longer adds throughput; the chapter
 checks it against the step predicted by limit / per-reader demand.
 """
-from .analysis import (GAIN_FRACTION, demand_iops, detect_saturation, load, per_second, predicted_step, steps,
+from .analysis import (GAIN_FRACTION, demand_iops, detect_saturation, load, per_second, predicted_step, reader_demand, steps,
                        summary)
 from .checks import CHECKS
 from .experiment import JOB, job_file, plan, run, sanity_context
 
 __all__ = ["CHECKS", "GAIN_FRACTION", "JOB", "demand_iops", "detect_saturation", "job_file", "load", "per_second",
-           "plan", "predicted_step", "run", "sanity_context", "steps", "summary"]
+           "plan", "predicted_step", "reader_demand", "run", "sanity_context", "steps", "summary"]

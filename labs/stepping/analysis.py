@@ -15,6 +15,7 @@ from perflab.run.record import params_of
 from .experiment import JOB
 
 GAIN_FRACTION = 0.5  # a step that adds less than half of one reader's rate adds no capacity
+CLEAR_SHARE = 0.9    # steps whose readers, at one reader's rate, ask for at most this share of the limit
 
 
 def demand_iops(p: dict) -> float:
@@ -22,10 +23,24 @@ def demand_iops(p: dict) -> float:
     return 1.0 / p["think"]
 
 
-def predicted_step(limit: float, per_reader: float) -> int:
-    """The first step whose new reader finds no room: k x demand exceeds the limit by more than half
-    a reader (the detector's threshold)."""
-    return int(math.floor(limit / per_reader + GAIN_FRACTION)) + 1
+def predicted_step(limit: float, per_reader: float, threshold: float | None = None) -> int:
+    """The first step whose new reader finds less room than `threshold` reads/s (the detector's: half
+    of one reader's rate; by default half of `per_reader`): the first k with limit - (k - 1) x demand
+    under it."""
+    threshold = GAIN_FRACTION * per_reader if threshold is None else threshold
+    return int(math.floor((limit - threshold) / per_reader)) + 2
+
+
+def reader_demand(st: pd.DataFrame, one: float, limit: float) -> float:
+    """What each reader asked for while there was clearly room (steps whose readers, at one reader's
+    rate, ask for at most CLEAR_SHARE of the limit): throughput over readers, all those steps together.
+    One reader alone is the first of them; readers in company may ask for more or less than it did (a
+    busy CPU stretches a lone reader's think time more than it stretches several), and the prediction
+    uses what they asked for."""
+    clear = st[st["readers"] * one <= CLEAR_SHARE * limit]
+    if clear.empty:
+        return one
+    return float(clear["iops"].sum() / clear["readers"].sum())
 
 
 def _job_logs(data_dir: Path) -> dict[int, tuple[pd.DataFrame, pd.DataFrame | None]]:
@@ -131,7 +146,8 @@ def summary(d: dict) -> dict:
     below = st[st["readers"] < (sat["step"] or 10**9)]
     return {
         "one_reader_iops": round(one, 1),
-        "predicted_step": predicted_step(p["limit_iops"], one),
+        "reader_demand_iops": round(reader_demand(st, one, p["limit_iops"]), 1),
+        "predicted_step": predicted_step(p["limit_iops"], reader_demand(st, one, p["limit_iops"]), GAIN_FRACTION * one),
         "detected_step": sat["step"],
         "plateau_iops": None if sat["plateau_iops"] is None else round(sat["plateau_iops"], 1),
         "plateau_vs_limit": None if sat["plateau_iops"] is None else round(sat["plateau_iops"] / p["limit_iops"], 3),

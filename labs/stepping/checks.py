@@ -88,9 +88,12 @@ CHECKS = [
           asks="readers that together ask for more than the limit (the parameters against one reader's measured "
                "rate), and the throttle on the device that holds the volume"),
     Check("it lands where limit / demand predicts", "detected_step", "==", "predicted_step",
-          about="the detected step", bound_about="limit / one reader's measured rate, rounded at half a reader",
+          about="the detected step",
+          bound_about="the first reader to find under half of one reader's rate left: limit against what each reader "
+                      "asked for while there was clearly room",
           show=lambda m, p: f"{m['detected_step']} vs {m['predicted_step']}", unless=_disk_queues,
-          asks=DISK + "; one reader's rate is measured, so a slower timer or a busier CPU moves the prediction"),
+          asks=DISK + "; the readers' rate is measured, so a slower timer or a busier CPU moves the prediction "
+                      "with it"),
     Check("the plateau is the disk's limit", "plateau_vs_limit", "between", PLATEAU_RANGE, unit="x",
           about="the plateau / limit_iops", unless=_disk_queues, asks=DISK),
     Check("below the limit each reader adds its own rate", "linear_fit", ">=", LINEAR_MIN,
