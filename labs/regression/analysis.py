@@ -47,6 +47,7 @@ def load(data_dir: Path) -> dict:
                      "mean_us": float(job["clat_ns"]["mean"]) / 1000, "device_reads": int(sel.sum()),
                      "device_bytes": int(log.bs.to_numpy()[sel].sum()),
                      "device_us": float(log.lat_ns.to_numpy()[sel].mean()) / 1000 if sel.any() else float("nan"),
+                     "device_lat_us": log.lat_ns.to_numpy()[sel] / 1000,
                      "device_sizes": sorted({int(x) for x in log.bs.to_numpy()[sel]})})
     props_txt = (data_dir / "zfs" / "properties.txt").read_text()
     datasets: dict[str, dict] = {}
@@ -108,7 +109,20 @@ def _side_totals(d: dict, side: str) -> dict:
             "device_reads_per_read": sum(r["device_reads"] for r in rs) / reads,
             "device_bytes_per_read": sum(r["device_bytes"] for r in rs) / reads,
             "device_us_per_read": sum(r["device_us"] * r["device_reads"] for r in rs) / reads,
+            **_typical(np.concatenate([r["device_lat_us"] for r in rs])),
             "median_us": merged(d, side, "fine").percentile(50) / 1000}
+
+
+LATE_OVER = 1.1   # a device read "held up": over 1.1 x the side's median device time
+
+
+def _typical(lat_us: np.ndarray) -> dict:
+    """The side's typical device read (its median time) and the share held up past LATE_OVER x it: a
+    model at the wrong time moves them all, a machine whose timers wake late now and then only the tail."""
+    if not len(lat_us):
+        return {"device_us_median": float("nan"), "device_late_share": float("nan")}
+    med = float(np.median(lat_us))
+    return {"device_us_median": med, "device_late_share": float(np.mean(lat_us > LATE_OVER * med))}
 
 
 def summary(d: dict) -> dict:
@@ -148,6 +162,10 @@ def summary(d: dict) -> dict:
                                      for r in runs), 4),
         "before_device_model_us": round(model_us("before", p), 1),
         "after_device_model_us": round(model_us("after", p), 1),
+        "before_device_us_median": round(b["device_us_median"], 1),
+        "after_device_us_median": round(a["device_us_median"], 1),
+        "before_device_late_share": round(b["device_late_share"], 4),
+        "after_device_late_share": round(a["device_late_share"], 4),
         "before_device_us_per_read": round(b["device_us_per_read"], 1),
         "after_device_us_per_read": round(a["device_us_per_read"], 1),
         "before_outside_us": round(b["mean_us"] - b["device_us_per_read"], 1),
