@@ -14,8 +14,8 @@ LAB = "elinks"
 RUN = json.loads((ROOT / "data" / "reference" / LAB / "run.json").read_text())
 #: the recorded reference, as run.json keeps it (63 opens a second on desk4 of 6)
 REF, P = RUN["metrics"], RUN["params"]
-#: the same, with the mean time of a failed open that summary() now gives (strace -T: 0.484 ms)
-OURS = {**REF, "client_open_mean_ms": 0.484}
+#: the same (its metrics include the mean time of a failed open, strace -T)
+OURS = dict(REF)
 #: a machine whose failed opens take 25 ms each: the stand-in can make 40 a second, and everyone sees 40
 SLOW = {**OURS, "client_open_mean_ms": 25.0, "detected_rate": 39.8, "formhist_rate_before": 39.8,
         "client_enoent_rate": 40.0, "bpftrace_rate": 40.0, "net_rpk_s_buggy": 40.1, "net_wpk_s_buggy": 40.0}
@@ -48,7 +48,7 @@ def test_the_recorded_values_are_shown(lab):
 def test_summary_gives_the_recorded_metrics_and_the_open_time(lab):
     m = lab.summary(lab.load(ROOT / "data" / "reference" / LAB))
     assert {k: m[k] for k in REF} == REF
-    assert m["client_open_mean_ms"] == pytest.approx(0.484, abs=0.01)
+    assert m["client_open_mean_ms"] > 0      # the mean failed open (strace -T), now recorded with the rest
 
 
 def test_without_bpftrace_its_check_is_not_made(lab):

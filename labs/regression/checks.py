@@ -72,9 +72,13 @@ def _late_wakeups(m, p) -> str | None:
     slowdisk) took the mean out (and the lab did its part: every fio read reached the device)."""
     if not READS_PER_READ[0] <= _worst(_reads_per_read(m), READS_PER_READ) <= READS_PER_READ[1]:
         return None      # (NaN, a side without device reads, is not between them either)
+    # a side without device time (no reads in its windows) is the lab's failure, never excused
+    if any(m[f"{x}_device_us_per_read"] is None or m[f"{x}_device_us_per_read"] != m[f"{x}_device_us_per_read"]
+           for x in _timed(m)):
+        return None
     # the sides whose mean is out of the band: each must have had its typical read in it
-    sides = [x for x in _timed(m) if m[f"{x}_device_us_per_read"] is None
-             or not MODEL_SHARE[0] <= m[f"{x}_device_us_per_read"] / m[f"{x}_device_model_us"] <= MODEL_SHARE[1]]
+    sides = [x for x in _timed(m)
+             if not MODEL_SHARE[0] <= m[f"{x}_device_us_per_read"] / m[f"{x}_device_model_us"] <= MODEL_SHARE[1]]
     typical = {x: (m.get(f"{x}_device_us_median") or float("nan")) / m[f"{x}_device_model_us"] for x in sides}
     if not sides or not all(MODEL_SHARE[0] <= t <= MODEL_SHARE[1] for t in typical.values()):
         return None
