@@ -29,7 +29,7 @@ test: setup
 	$(VENV)/bin/pytest -v -rs --durations=40
 
 # The tests outside the default run (marked long): more labs through paths the default run takes
-# with one (interruptions, runs inside the lab-host image, a live ht mystery). About 15 minutes.
+# with one (interruptions, runs inside the lab-host image, a live ht mystery, ...). About 15 minutes.
 test-long: setup
 	$(VENV)/bin/pytest -v -rs -m long
 

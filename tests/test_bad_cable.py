@@ -269,6 +269,7 @@ def test_hosts_file_drives_hosts_the_lab_does_not_own(docker_ok, artifacts, tmp_
 
 @pytest.mark.docker
 @pytest.mark.slow
+@pytest.mark.long      # the hosts-file path runs by default (test_hosts_file_drives_hosts_the_lab_does_not_own)
 def test_hosts_file_drives_fio_servers_in_network_namespaces(docker_ok, artifacts, tmp_path):
     """The way a user's machines are reached: `fio --server` as plain processes, each in a network
     namespace the test makes (a veth pair, an address on a Docker bridge network's subnet outside the

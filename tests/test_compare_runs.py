@@ -166,6 +166,7 @@ def test_a_run_with_other_jobs_is_refused(tmp_path):
 
 @pytest.mark.docker
 @pytest.mark.slow
+@pytest.mark.long      # two live runs (98 s); the comparison's verdicts are tested on the references above
 def test_another_direct_share_differs_beyond_noise(docker_ok, artifacts):
     """Two smoke runs at the default direct_share measure the noise; a third reads 5x as much from
     the disk: compare names the parameter, shifts the mean log latency (W1) beyond the noise, names the

@@ -80,6 +80,7 @@ def test_every_lab_chapter_has_exercises_with_solutions(manifest):
 
 
 @pytest.mark.slow
+@pytest.mark.long      # a second whole book build (87 s); the stripping itself is unit-tested above
 def test_stripped_book_has_exercises_but_no_solutions(manifest, tmp_path):
     """`perflab book --solutions strip`: the class's copy of the book keeps the questions only."""
     from conftest import perflab_cmd
