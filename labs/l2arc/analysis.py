@@ -1,36 +1,21 @@
-"""Lab `l2arc` (chapter "L2ARC warm-up: three cache tiers", chapters/l2arc.md).
-
-Topology: the ZFS server container (zfs-fuse with a small ARC, `-m arc_mb`; O_DIRECT on block
-devices), two striped data disks on the slowdisk emulator, a zram block device (RAM) as the L2ARC
-cache device, and fio in a client container. The working set (larger than the ARC, smaller than
-the cache device) is written once, the pool is exported and imported (a cold ARC), the cache
-device is added only then (an empty L2ARC: added before the fill, it came back from the import
-full of stale space accounting and the feed thread wrapped around it without keeping anything),
-and fio's random 8 KiB reads warm both caches while the ARC's kstats are sampled every second.
-Then the cache device is removed (`zpool remove`) and the same reads run on for `off_time`, the ARC
-still warm: the L2ARC off against on, the comparison the 2009 post's "over 5x" makes.
-
-Real: ZFS's ARC and L2ARC (feed thread, headers, eviction), fio, containers, zram. Emulated: the
-7200 RPM disks (slowdisk), the read-optimised SSD (zram: RAM behind the block layer).
-
-Produces under the run directory: fio/warmup*.log and fio/off*.log (histogram logs, epoch-stamped),
-fio/*.json, device/d*.log (per-I/O service times), device/arcstats.txt (kstats at 1 Hz), events.json
-(cold_ms, warm_end_ms, off_start_ms: the cache device gone, off_end_ms, probe_start_ms).
-"""
+"""The l2arc lab's reading of a run: fio's latency logs as heat maps, the ARC's kstats as rates per
+tier, the emulated disks' service times, and from them the warm-up curve, its prediction from first
+principles, the reads with the cache device removed, and the headline numbers (summary). Reads a live
+run or the reference alike; the parameters and the preset come from the run's own run.json."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from perflab.fio import jobs as fio, logs as fiolog
 from perflab.analysis import heatmap
+from perflab.fio import logs as fiolog
 from perflab.infra import zfs
-from perflab.infra.containers import Topology
-from perflab.infra.slowdisk import DiskModel
+from perflab.run.record import RunRecord
+
+from .experiment import RECORD
 
 #: 2009 figures: "L2ARC Screenshots" and "DRAM latency" posts (Brendan Gregg, 2009) and the Hybrid
 #: Storage Pool top-speeds post: a 7410 with 128 GB DRAM, 6 x 100 GB read SSDs, 140 disks.
@@ -38,93 +23,20 @@ FIGURES_2009 = {"arc_warmup_min": 92, "disk_rate": "< 20 MB/s of random reads",
                 "l2arc_warmup": "over a day (half of it fills quickly)", "iops_gain": "> 5x (40x on RAID-Z2)",
                 "dram_us": "0-21 us", "l2arc_us": "~300 us (128-260 us best case)", "disk_ms": "2-10 ms"}
 
-#: For perflab.analysis.sanity: the rate changes on purpose during the run (peak-vs-average does not apply).
-INTENT = {"*": {"phased": "the cache warms from cold during the run: rising IOPS are the experiment"}}
-
-RECORD = 8192
-DISK_BYTES = 1 << 30
-DISK_SPAN = 10 ** 12     # the data sits on the first GB of a 1 TB disk (as on the 7410's disks)
+#: The least warm / cold IOPS ratio the check "warm IOPS well above cold" asks, by the run's preset
+#: (any other: WARM_IOPS_MIN_OTHER); summary() gives it as the metric warm_cold_ratio_min.
 WARM_IOPS_MIN = {"full": 5.0, "smoke": 3.0}
+WARM_IOPS_MIN_OTHER = 3.0
 OFF_SETTLE_S = 5.0   # the first seconds without the cache device are left out of its statistics
+KEPT_S = 5.0         # the ARC's hit share right after the removal: over its first seconds
 
-
-def disk_model() -> DiskModel:
-    return DiskModel(capacity=DISK_SPAN, seed=2).validate()
-
-
-def plan(p: dict) -> list[tuple[str, float]]:
-    return [("pool", 15.0), ("fill", p["working_set"] / 40e6 + 10), ("warmup", p["warm_time"] + 5),
-            ("off", p["off_time"] + 5), ("tiers", 15.0), ("collect", 10.0)]
-
-
-def _jobs(s) -> dict[str, fio.JobFile]:
-    p = s.params
-    path = f"{zfs.EXPORT}/{zfs.POOL}/working-set.dat"
-    j = {name: fio.JobFile.load(s.lab.jobs_dir / f"{name}.fio") for name in ("fill", "random-reads", "arc-probe")}
-    j["fill"].apply({"global": {"filename": path, "size": p["working_set"]}})
-    j["random-reads"].apply({"global": {"filename": path, "size": p["working_set"], "numjobs": p["threads"],
-                                        "runtime": int(p["warm_time"])}})
-    # the same reads without the cache device: only the run time and the log's name differ
-    j["off"] = fio.JobFile.load(s.lab.jobs_dir / "random-reads.fio").apply(
-        {"global": {"filename": path, "size": p["working_set"], "numjobs": p["threads"],
-                    "runtime": int(p["off_time"]), "write_hist_log": "off"}})
-    j["arc-probe"].apply({"global": {"filename": f"{zfs.EXPORT}/{zfs.POOL}/small.dat"}})
-    return j
-
-
-def run(s) -> None:
-    p = s.params
-    lp = zfs.lab_paths(s)
-    tags, out, dev, export = lp.tags, lp.out, lp.dev, lp.export
-    jobs = {k: v.write(out / f"{k}.fio") for k, v in _jobs(s).items()}
-    events: dict[str, int] = {}
-
-    def fio_run(topo, name):
-        vols = {str(export): {"bind": zfs.EXPORT, "mode": "rw,rslave"}}
-        fio.run_in_container(topo, tags["fio"], jobs[name], out, name, volumes=vols, timeout=3600)
-
-    try:
-        with zfs.shared_export(s.ledger, export), zfs.zram_device(s.ledger, p["cache_size"]) as zram, \
-                Topology(s.run_id, s.lab.name) as topo:
-            with s.phase("pool"):
-                s.provenance(fio_version=fio.version(topo, tags["fio"]))
-                srv = zfs.ZfsServer.start(topo, tags["zfs"], export, dev, devices=(zram,),
-                                          zfs_fuse_args=f"-m {p['arc_size'] >> 20} --disable-block-cache")
-                disks = srv.make_disks(p["disks"], DISK_BYTES, disk_model())
-                srv.create_pool(disks, {"recordsize": str(RECORD), "atime": "off", "compression": "off",
-                                        "primarycache": "all", "secondarycache": "all"})
-                s.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
-                             disk_model=disk_model().to_options(), cache_device=zram)
-            with s.phase("fill"):
-                fio_run(topo, "fill")
-                srv.reimport((zfs.DISKS,))   # a cold ARC
-                srv.add_cache(zram)          # an empty L2ARC (added after the fill: nothing in it)
-                srv.start_kstat_sampler()
-                events["cold_ms"] = int(time.time() * 1000)
-            with s.phase("warmup"):
-                fio_run(topo, "random-reads")
-                events["warm_end_ms"] = int(time.time() * 1000)
-            with s.phase("off"):
-                srv.remove_device(zram)      # the L2ARC off; the ARC keeps what it holds
-                events["off_start_ms"] = int(time.time() * 1000)
-                fio_run(topo, "off")
-                events["off_end_ms"] = int(time.time() * 1000)
-            with s.phase("tiers"):
-                events["probe_start_ms"] = int(time.time() * 1000)
-                fio_run(topo, "arc-probe")
-            with s.phase("collect"):
-                (s.path("arcstats-final.json")).write_text(json.dumps(zfs.read_kstats(srv), indent=1))
-                srv.stop()
-    finally:
-        s.path("events.json").write_text(json.dumps(events, indent=2))
-    d = load(s.data_dir)
-    s.metric(**summary(d, s.params))
-
-
-# ------------------------------------------------------------------------------ analysis
 
 def load(data_dir: Path) -> dict:
+    """The run read back: heat maps of fio's reads (warm-up, and without the cache device) and of the
+    disks' service times, the ARC's kstats and their rates, fio's summaries, and the parameters and
+    preset the run was made with (its run.json)."""
     data_dir = Path(data_dir)
+    doc = RunRecord(data_dir).read()
     fdir, ddir = data_dir / "fio", data_dir / "device"
     logs = sorted(fdir.glob("warmup_clat_hist.*.log*"))
     t0 = fiolog.first_time_ms(logs, hist=True) // 1000 * 1000
@@ -148,7 +60,8 @@ def load(data_dir: Path) -> dict:
                "rates": off_ks.diff().div(pd.Series(off_ks.index, index=off_ks.index).diff(), axis=0).iloc[1:],
                "start_s": (events["off_start_ms"] - t0) / 1000.0, "end_s": (events["off_end_ms"] - t0) / 1000.0}
     return {"app": app, "device": device, "kstats": ks, "rates": rates, "t0_ms": t0, "off": off,
-            "jobs": fiolog.job_table(warm), "probe": probe, "fio_version": warm.get("fio version")}
+            "jobs": fiolog.job_table(warm), "probe": probe, "fio_version": warm.get("fio version"),
+            "params": doc.get("params", {}), "preset": doc.get("preset")}
 
 
 def iops_series(d: dict, window_s: int = 5) -> pd.Series:
@@ -274,7 +187,19 @@ def off_stats(d: dict, p: dict) -> dict:
             "predicted_iops": in_flight(p) / ((1 - h) * cold_s) if h == h and h < 1 else float("nan")}
 
 
-def summary(d: dict, p: dict) -> dict:
+def kept_share(d: dict) -> float:
+    """The ARC's hit share over the first KEPT_S seconds without the cache device (0 when it counted
+    no read): an ARC emptied by the removal would start near 0."""
+    o = d["off"]
+    r = o["rates"]
+    first = r[(r.index > o["start_s"]) & (r.index <= o["start_s"] + KEPT_S)].clip(lower=0).sum()
+    n = first["hits"] + first["misses"]
+    return float(first["hits"] / n) if n else 0.0
+
+
+def summary(d: dict) -> dict:
+    """The headline numbers, with the parameters and the preset load() read from the run."""
+    p = d["params"]
     cold, warm = phase_stats(d, "cold"), phase_stats(d, "warm")
     tc, tw = _tier_shares(d, cold["from_s"], cold["to_s"]), _tier_shares(d, warm["from_s"], warm["to_s"])
     app, dev = d["app"], d["device"]
@@ -290,10 +215,12 @@ def summary(d: dict, p: dict) -> dict:
         "off_p50_us": round(off["p50_us"], 1), "off_ms_share": round(off["ms_share"], 4),
         "dram_share_off": round(off["dram_share"], 3), "dram_hits_per_s_off": round(off["dram_per_s"], 1),
         "l2_hits_off": off["l2_hits"], "off_iops_predicted": round(off["predicted_iops"], 1),
+        "dram_share_off_start": round(kept_share(d), 3),
     }
     return off_metrics | {
         "cold_iops": round(cold["iops"], 1), "warm_iops": round(warm["iops"], 1),
         "warm_cold_ratio": round(warm["iops"] / cold["iops"], 2),
+        "warm_cold_ratio_min": WARM_IOPS_MIN.get(d["preset"], WARM_IOPS_MIN_OTHER),
         "cold_p50_us": round(cold["p50_us"], 1), "warm_p50_us": round(warm["p50_us"], 1),
         "arc_p50_us": round(arc_p50, 1),
         "warmup_measured_s": round(meas, 1), "warmup_predicted_s": round(pred["predicted_s"], 1),

@@ -1,0 +1,189 @@
+"""The l2arc chapter's declared checks (labs/l2arc/checks.py) on the recorded reference and on made-up
+metrics: both sides of every bound; a machine whose cache hits are slower (a busy CPU, a CPU limit)
+passes where the phenomenon is there; a machine whose hits are too slow for a claimed gain says "not
+shown here" with its measured medians; a broken run fails, whatever the machine."""
+import json
+
+import pytest
+
+from conftest import ROOT
+from perflab.analysis import checks
+
+LAB = "l2arc"
+REF = ROOT / "data" / "reference" / LAB
+
+GAIN = "warm IOPS well above cold"
+ON_OFF = "the L2ARC on gives over 5x the IOPS of the L2ARC off (the post's claim)"
+LATE = "IOPS stay low until late in the warm-up"
+TIERS = "three latency tiers separated"
+DRAM_HITS = "DRAM hits: the share changes little, the number per second much more"
+FALL = "the ARC's hit share is the same with and without the L2ARC, its hits per second are not"
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    return json.loads((REF / "run.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def ours(lab, recorded):
+    """The reference's metrics, recomputed from its raw data (the recorded ones, and the two metrics the
+    checks added: the preset's minimum gain and the ARC's hit share right after the removal)."""
+    m = lab.summary(lab.load(REF))
+    assert {k: m[k] for k in recorded["metrics"]} == recorded["metrics"]
+    return m
+
+
+@pytest.fixture(scope="module")
+def p(recorded):
+    return recorded["params"]
+
+
+def statuses(lab, m, p):
+    return {o["name"]: checks.status(o) for o in checks.evaluate(lab.CHECKS, m, p)}
+
+
+def outcome(lab, m, p, name):
+    return next(o for o in checks.evaluate(lab.CHECKS, m, p) if o["name"] == name)
+
+
+def slower_hits(m, warm_p50_us):
+    """`m` on a machine whose cache hits take `warm_p50_us` (the disks, emulated, unchanged): the warm
+    IOPS, the gains and the IOPS halfway as the closed loop gives them."""
+    r = round(m["cold_p50_us"] / warm_p50_us, 2)
+    warm_iops = round(m["cold_iops"] * r, 1)
+    return {**m, "warm_p50_us": warm_p50_us, "latency_ratio": r, "warm_iops": warm_iops,
+            "warm_cold_ratio": round(warm_iops / m["cold_iops"], 2), "gain_over_latency_ratio": 1.0,
+            "on_off_ratio": round(warm_iops / m["off_iops"], 2),
+            "iops_half_warmup_share": round(1 / (0.55 * r + 0.45), 3),
+            "dram_hits_per_s_warm": round(warm_iops * m["dram_share_warm"], 1)}
+
+
+def test_the_reference_passes_and_agrees_with_what_it_recorded(lab, ours, recorded, p):
+    from perflab.run.session import _same
+
+    got = {o["name"]: o for o in checks.evaluate(lab.CHECKS, ours, p)}
+    assert {n: checks.status(o) for n, o in got.items()} == {c["name"]: checks.PASS for c in recorded["checks"]}
+    for c in recorded["checks"]:
+        assert _same(got[c["name"]]["value"], c["value"]), (c["name"], got[c["name"]]["value"], c["value"])
+
+
+def test_the_recorded_metrics_pass_with_the_added_ones(lab, ours, recorded, p):
+    m = {**recorded["metrics"], "warm_cold_ratio_min": ours["warm_cold_ratio_min"],
+         "dram_share_off_start": ours["dram_share_off_start"]}
+    assert set(statuses(lab, m, p).values()) == {checks.PASS}
+
+
+def test_the_preset_sets_the_least_gain(lab, ours):
+    assert ours["warm_cold_ratio_min"] == lab.WARM_IOPS_MIN["full"] == 5.0
+    assert lab.WARM_IOPS_MIN["smoke"] == lab.WARM_IOPS_MIN_OTHER == 3.0
+
+
+def test_the_repeats_pass(lab):
+    for r in sorted((REF / "repeats").iterdir()):
+        p = json.loads((r / "run.json").read_text())["params"]
+        assert set(statuses(lab, lab.summary(lab.load(r)), p).values()) == {checks.PASS}, r.name
+
+
+def test_slower_hits_that_still_leave_room_pass(lab, ours, p):
+    """Hits at 300 us (a busy CPU, a CPU limit): 22x the disks, still room for every claim."""
+    assert set(statuses(lab, slower_hits(ours, 300.0), p).values()) == {checks.PASS}
+
+
+def test_hits_too_slow_for_a_late_rise_say_why(lab, ours, p):
+    """Hits at 800 us: 8.5x the disks, so the IOPS halfway are about a fifth of the warm rate."""
+    m = slower_hits(ours, 800.0)
+    s = statuses(lab, m, p)
+    assert s.pop(LATE) == checks.NOT_SHOWN and set(s.values()) == {checks.PASS}, s
+    why = outcome(lab, m, p, LATE)["not_shown"]
+    assert "≤ 800 us" in why and "≤ 6,816 us" in why and "8.5x" in why and "about 19% of the warm rate" in why
+
+
+def test_hits_too_slow_for_any_gain_say_why(lab, ours, p):
+    """Hits at 1.6 ms: 4.3x the disks. The gains, and the DRAM hits per second that rise with them, are
+    not shown; the tiers, which hold the medians themselves, fail (an L2ARC hit over a fifth of a disk read)."""
+    m = slower_hits(ours, 1600.0)
+    s = statuses(lab, m, p)
+    for name in (GAIN, ON_OFF, LATE, DRAM_HITS, FALL):
+        assert s.pop(name) == checks.NOT_SHOWN, name
+    assert s.pop(TIERS) == checks.FAIL
+    assert set(s.values()) == {checks.PASS}, s
+    assert "under the 5x asked" in outcome(lab, m, p, GAIN)["not_shown"]
+    assert "about 3.8x the IOPS of the L2ARC off, not over 5x" in outcome(lab, m, p, ON_OFF)["not_shown"]
+    assert "its hits per second can grow about 5.6x" in outcome(lab, m, p, DRAM_HITS)["not_shown"]
+    assert "with the L2ARC can be about 3.7x those without" in outcome(lab, m, p, FALL)["not_shown"]
+
+
+def test_a_run_whose_caches_did_not_warm_fails_on_any_machine(lab, ours, p):
+    # the L2ARC never filled (the feed kept nothing): the reads went on to the disks
+    cold = {**slower_hits(ours, 1600.0), "l2_size_final_mib": 12.0}
+    s = statuses(lab, cold, p)
+    assert s[GAIN] == s[ON_OFF] == s[LATE] == s[DRAM_HITS] == s[FALL] == checks.FAIL
+    # the caches never answered 90% of the reads
+    unwarmed = {**slower_hits(ours, 1600.0), "warmup_measured_s": float("nan")}
+    assert statuses(lab, unwarmed, p)[GAIN] == checks.FAIL
+    # the disk band stayed
+    band = {**slower_hits(ours, 1600.0), "app_ms_share_warm": 0.5}
+    assert statuses(lab, band, p)[LATE] == checks.FAIL
+    # the fill was not straight: "halfway" says nothing about what was cached
+    bent = {**slower_hits(ours, 800.0), "l2_fill_r2": 0.9}
+    assert statuses(lab, bent, p)[LATE] == checks.FAIL
+
+
+def test_a_cache_device_left_in_fails_the_on_off_check(lab, ours, p):
+    m = {**slower_hits(ours, 1600.0), "l2_hits_off": 5000}
+    s = statuses(lab, m, p)
+    assert s[ON_OFF] == s[FALL] == checks.FAIL
+    # the ARC's share changed with the removal: the hits per second are no excuse
+    assert statuses(lab, {**slower_hits(ours, 1600.0), "dram_share_off": 0.05}, p)[FALL] == checks.FAIL
+
+
+def test_a_gain_missing_where_the_hits_allowed_it_fails(lab, ours, p):
+    """Hits 64x faster than the disks, yet the IOPS rose only 4x: something other than the machine."""
+    m = {**ours, "warm_iops": 1226.4, "warm_cold_ratio": 4.0, "on_off_ratio": 3.78, "gain_over_latency_ratio": 0.06}
+    s = statuses(lab, m, p)
+    assert s[GAIN] == s[ON_OFF] == s["IOPS gain follows the latency ratio"] == checks.FAIL
+
+
+def test_every_bound_fails_on_its_wrong_side(lab, ours, p):
+    probed = 0
+    for c in lab.CHECKS:
+        if not isinstance(c.value, str):
+            continue
+        assert checks.status(c.evaluate(checks.probe(c, ours, p, side="pass"), p)) == checks.PASS, c.name
+        o = c.evaluate(checks.probe(c, ours, p, side="fail"), p)
+        assert checks.status(o) == checks.FAIL, (c.name, o)   # on our machine nothing excuses it
+        probed += 1
+    assert probed == 12
+
+
+@pytest.mark.parametrize("change,name", [
+    ({"warmup_measured_s": 70.0}, "warm-up time as predicted"),
+    ({"warmup_measured_s": 310.0}, "warm-up time as predicted"),
+    ({"arc_p50_us": 54.0}, TIERS),
+    ({"cold_p50_us": 530.0}, TIERS),
+    ({"dram_share_cold": 0.005}, DRAM_HITS),
+    ({"dram_hits_per_s_warm": 150.0}, DRAM_HITS),
+    ({"off_iops": 160.0}, "without the L2ARC, the disks' speed sets the IOPS"),
+    ({"off_iops": 660.0}, "without the L2ARC, the disks' speed sets the IOPS"),
+    ({"dram_share_off": 0.078}, FALL),
+    ({"dram_share_off": 0.14}, FALL),
+    ({"dram_hits_per_s_off": 402.0}, FALL),
+])
+def test_every_computed_value_fails_past_its_bound(lab, ours, p, change, name):
+    assert checks.status(outcome(lab, ours, p, name)) == checks.PASS
+    assert checks.status(outcome(lab, {**ours, **change}, p, name)) == checks.FAIL
+
+
+def test_the_tiers_bound_is_the_chapters(lab, ours, p):
+    """DRAM x2 <= L2ARC and L2ARC x5 <= disk, both edges included."""
+    edge = {**ours, "arc_p50_us": 50.0, "warm_p50_us": 100.0, "cold_p50_us": 500.0}
+    assert checks.status(outcome(lab, edge, p, TIERS)) == checks.PASS
+
+
+def test_the_audit_names_what_each_check_asks(lab):
+    rows = checks.audit(lab.CHECKS)
+    assert len(rows) == len(lab.CHECKS) and all(r["asks of the machine"] for r in rows)
+    assert sum(not r["not shown here when"].startswith("never") for r in rows) == 5
+    text = " ".join(r["not shown here when"] for r in rows)
+    assert "{" not in text and "  " not in text and "less than 17.4x faster" in text and "at least 90%" in text
