@@ -12,10 +12,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def lab():
-    spec = importlib.util.spec_from_file_location("logzilla_lab", ROOT / "labs" / "logzilla" / "lab.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    from perflab.config import manifest
+
+    return manifest.load(ROOT).lab("logzilla").load_module()
 
 
 def test_parse_zpool_iostat_blocks_vdevs_and_units():

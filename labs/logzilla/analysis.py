@@ -1,198 +1,28 @@
-"""Lab `logzilla` (chapter "Logzilla: synchronous writes and the separate intent log",
-chapters/logzilla.md).
-
-Topology: a ZFS server container (zfs-fuse; its disks are files on the slowdisk emulator, 2-way
-mirrors) and a fio client container that sees the pool through an rshared bind of a host
-directory. fio writes with O_DSYNC for `before` seconds; then the lab adds a separate intent-log
-device (`log_device`: "ssd", a file on a second slowdisk mount with an SSD's model, a fixed
-`ssd_ms` per write and no seek, rotation or flush cost, standing in for the Logzilla; "disk", the
-same with the pool disks' model, a slow log; both without per-I/O logs;
-"none", nothing: the mystery variant's control) and fio goes on for `after` seconds, so one heat
-map shows the change. The 2009 post's untar (not with `untar_files = 0` or without a log device): a
-tar of `untar_files` small files unpacked with NFS's stable creates and commits at close
-(labs/logzilla/untar.py, in the fio image), once on the new pool before fio starts (no log device)
-and once after fio ends (with it). The log device is never removed: zfs-fuse crashed at `zpool
-remove` of a log device (a segfault, in a CI run on 2026-11-26 and in 2 of 3 runs on Debian 13).
-
-Real: fio, ZFS (zfs-fuse: ZIL, txgs, the log device), containers. Emulated: the 7200 RPM disks
-and the SSD (slowdisk's models). The SSD has a time of its own (it used to be a tmpfs file): with
-none, the writes after the change ran as fast as the machine's CPUs allowed, and on a fast day
-(5,400 writes/s) the pool's four emulated disks were written without a pause, so the data disks'
-bursts, a shape the chapter checks, depended on the machine rather than on the pool.
-
-Produces, under the run directory:
-  fio/sync-writes.fio, fio/sync-writes.json, fio/*_clat*.log   fio's job, result and latency logs
-  device/d<i>.log, device/mount.epoch_ms                        per-I/O service times of each disk
-  device/iostat.txt, device/iostat.start                         `zpool iostat -v tank 1`
-  untar/{with-log,no-log}.trace, .json    each untar's steps ("time_ns latency_ns op", op create or
-                                          commit) and its summary (files, bytes, seconds)
-  events.json        wall-clock times of the change (change_ms) and of each untar's start and end
-                     (untar_no_log_start_ms, untar_no_log_end_ms, untar_with_log_...), and which log
-                     device was added (log_device: sealed in a mystery run)
-"""
+"""The logzilla lab's reading of a run: fio's heat map across the change, the emulated disks' own logs,
+zpool iostat, the strace probe and the two untars read back (load), and the numbers the chapter and its
+checks use (summary). Reads a live run or the reference alike; summary needs nothing but what load read,
+the run's preset included (from its run.json)."""
 from __future__ import annotations
 
 import json
 import statistics
-import time
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from perflab.fio import jobs as fio, logs as fiolog
 from perflab.analysis import heatmap
+from perflab.fio import logs as fiolog
 from perflab.infra import zfs
-from perflab.infra.containers import ContainerFailed, Topology, wait_until
-from perflab.infra.slowdisk import DiskModel
+from perflab.run.record import RUN_JSON, RunRecord
 
+from .experiment import JOB, PROBE_IOS, UNTARS
 
-#: For perflab.analysis.sanity: the rate changes on purpose during the run (peak-vs-average does not apply).
-INTENT = {"*": {"phased": "a separate log device is added mid-run: the chapter measures before and after apart"}}
-
-JOB = "sync-writes"
 #: 2009 figures: Brendan Gregg's Logzilla screenshots post (2009): one client thread of NFS
 #: synchronous writes to a 7410 with 46 disks, then with 2 Logzillas.
 FIGURES_2009 = {"iops_before": 143, "iops_after": 1708, "lat_before": "2-9 ms (up to 8.93 ms)",
                 "lat_after": "229-305 us", "iops_ratio": 12, "lat_ratio": ">20"}
-#: The checks' thresholds by preset (the issue's acceptance: >= 5 in smoke, >= 10 in full).
-IOPS_RATIO_MIN = {"smoke": 5.0, "full": 10.0}
-P50_RATIO_MIN = {"full": 10.0}
-DISK_BYTES = 1 << 30       # each emulated disk's backing file (sparse)
-DISK_SPAN = 10 ** 12       # seek curve over a 1 TB disk: the data sits on its first GB
-SLOG_MB = 512
-HERE = Path(__file__).resolve().parent
-UNTAR_SEED = 2009
-UNTAR_RATIO_MIN = 5.0   # "several times": per file, two intent-log commits to the mirrors vs to the SSD
-#: The emulated SSD's media rate (MB/s): a ZIL block of an 8 KiB write (about 12 KiB) takes ~60 us of it.
-SSD_MBPS = 200.0
-UNTARS = ("no-log", "with-log")    # in the order they run: fio's run, and the change, between them
-
-
-def disk_model(p: dict) -> DiskModel:
-    return DiskModel(rpm=float(p["rpm"]), capacity=DISK_SPAN, write_cache=bool(p["write_cache"]),
-                     seed=1).validate()
-
-
-def ssd_model(p: dict) -> DiskModel:
-    """The log device's SSD: `ssd_ms` per command plus the transfer; no seek, no rotational delay, and
-    a free cache flush (an SSD whose cache survives a power loss, as the Logzilla's did)."""
-    return DiskModel(rpm=0, seek_min_ms=0, seek_max_ms=0, near_ms=0, overhead_ms=float(p["ssd_ms"]),
-                     transfer_mbps=SSD_MBPS, flush_ms=0, seed=1).validate()
-
-
-def untars(p: dict) -> bool:
-    """Whether the run unpacks the archive: it needs files, and a log device to compare with none."""
-    return p["untar_files"] > 0 and p["log_device"] != "none"
-
-
-def plan(p: dict) -> list[tuple[str, float]]:
-    # seconds per file measured here: about 0.02 without the log device, 0.002 with it (plus the archive)
-    u = untars(p)
-    return [("pool", 15.0), *([("untar-no-log", 3.0 + p["untar_files"] * 0.02)] if u else []),
-            ("before", p["before"]), ("after", p["after"] + 5),
-            *([("untar-with-log", 3.0 + p["untar_files"] * 0.002)] if u else []), ("collect", 10.0)]
-
-
-def job_file(s) -> fio.JobFile:
-    p = s.params
-    jf = fio.JobFile.load(s.lab.jobs_dir / f"{JOB}.fio")
-    jf.apply({"global": {"directory": f"{zfs.EXPORT}/{zfs.POOL}", "size": p["file_size"], "bs": p["bs"],
-                         "numjobs": p["threads"], "runtime": int(p["before"] + p["after"])}})
-    if p["capture"] == "hist":
-        jf.apply({JOB: {"write_lat_log": None, "log_avg_msec": None, "write_hist_log": JOB,
-                        "log_hist_msec": 1000}})
-    return jf
-
-
-def recordsize(bs: int) -> str:
-    """ZFS record size matched to the I/O size (the posts' advice), within ZFS's 512 B-128 KiB."""
-    return str(min(max(bs, 512), 128 * 1024))
-
-
-def run(s) -> None:
-    p = s.params
-    lp = zfs.lab_paths(s)
-    tags, out, dev, export = lp.tags, lp.out, lp.dev, lp.export
-    job = job_file(s).write(out / f"{JOB}.fio")
-    events: dict[str, int] = {}
-    try:
-        with zfs.shared_export(s.ledger, export) as exp, Topology(s.run_id, s.lab.name) as topo:
-            with s.phase("pool"):
-                s.provenance(fio_version=fio.version(topo, tags["fio"]))
-                srv = zfs.ZfsServer.start(topo, tags["zfs"], exp, dev)
-                model = disk_model(p)
-                disks = srv.make_disks(2 * p["mirrors"], DISK_BYTES, model)
-                layout = []
-                for i in range(p["mirrors"]):
-                    layout += ["mirror", disks[2 * i], disks[2 * i + 1]]
-                srv.create_pool(layout, {"recordsize": recordsize(p["bs"]), "atime": "off",
-                                         "compression": "off"})
-                srv.start_iostat()
-                s.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
-                             disk_model=model.to_options(), pool_layout=" ".join(layout))
-            if untars(p):
-                udir = s.path("untar")
-                udir.mkdir(exist_ok=True)
-                untar(topo, tags["fio"], exp, udir, "no-log", p["untar_files"], s, events)
-            with s.phase("before"):
-                fio_c = topo.container(
-                    tags["fio"], "fio", ["fio", "--output-format=json", f"--output={JOB}.json", job.name],
-                    volumes={str(out): {"bind": "/out", "mode": "rw"},
-                             str(exp): {"bind": zfs.EXPORT, "mode": "rw,rslave"}},
-                    working_dir="/out", network_mode="none")
-                first = exp / zfs.POOL / "perflab-logzilla.0.dat"
-                wait_until(lambda: first.exists() and first.stat().st_size > 0, 120, "fio's first write",
-                           interval=0.02)
-                events["fio_first_write_ms"] = int(time.time() * 1000)
-                t_add = events["fio_first_write_ms"] / 1000 + p["before"]
-                while time.time() < t_add:
-                    fio_c.reload()
-                    if fio_c.status != "running":
-                        raise ContainerFailed("fio ended before the log device was added:\n"
-                                              + fio_c.logs().decode(errors="replace")[-2000:])
-                    time.sleep(min(0.5, max(0.0, t_add - time.time())))
-            with s.phase("after"):
-                events["log_device"] = p["log_device"]
-                if p["log_device"] != "none":
-                    srv.add_disk_log(SLOG_MB, ssd_model(p) if p["log_device"] == "ssd" else model)
-                events["change_ms"] = int(time.time() * 1000)
-                res = fio_c.wait(timeout=p["after"] + 300)
-                events["fio_exit_ms"] = int(time.time() * 1000)
-                if res.get("StatusCode") != 0:
-                    raise ContainerFailed(f"fio: exit {res.get('StatusCode')}\n"
-                                          + fio_c.logs().decode(errors="replace")[-2000:])
-                (out / f"{JOB}.stdout.txt").write_bytes(fio_c.logs())
-            if untars(p):
-                untar(topo, tags["fio"], exp, udir, "with-log", p["untar_files"], s, events)
-            with s.phase("collect"):
-                (s.path("arcstats.json")).write_text(json.dumps(zfs.read_kstats(srv), indent=1))
-                syscalls(topo, tags["fio"], exp, out, p["bs"])
-                srv.stop()
-    finally:
-        (s.path("events.json")).write_text(json.dumps(events, indent=2))
-    d = load(s.data_dir)
-    s.metric(**summary(d, s.preset))
-
-
-def untar(topo, image: str, exp: Path, udir: Path, name: str, files: int, s, events: dict) -> None:
-    """Phase untar-`name`: make the archive in the container's /tmp (not timed), then unpack it onto
-    the pool, a stable create and a commit at close per file (untar.py); the trace and summary land
-    in udir, the phase's wall-clock start and end in `events`."""
-    dest = f"{zfs.EXPORT}/{zfs.POOL}/untar-{name}"
-    sh = (f"mkdir -p {dest} && python3 /lab/untar.py make --files {files} --seed {UNTAR_SEED} /tmp/tree.tar "
-          f"> /dev/null && python3 /lab/untar.py extract /tmp/tree.tar {dest} --trace /out/{name}.trace "
-          f"--summary /out/{name}.json > /dev/null")
-    key = name.replace("-", "_")
-    with s.phase(f"untar-{name}"):
-        events[f"untar_{key}_start_ms"] = int(time.time() * 1000)
-        topo.run(image, f"untar-{name}", ["sh", "-c", sh],
-                 volumes={str(udir): {"bind": "/out", "mode": "rw"},
-                          str(exp): {"bind": zfs.EXPORT, "mode": "rw,rslave"},
-                          str(HERE): {"bind": "/lab", "mode": "ro"}},
-                 network_mode="none", timeout=600 + files)
-        events[f"untar_{key}_end_ms"] = int(time.time() * 1000)
 
 
 def load_untar(data_dir: Path) -> dict | None:
@@ -226,22 +56,6 @@ def untar_stats(u: dict) -> dict:
     return out
 
 
-PROBE_IOS = 97  # a prime: the count in the trace is checked against it
-
-
-def syscalls(topo, image: str, exp: Path, out: Path, bs: int) -> None:
-    """Trace a short run of the same job with strace: how fio opens the file (O_DSYNC) and which
-    calls it makes per write (strace -c). Writes fio/strace-open.txt and fio/strace-count.txt."""
-    args = ["fio", "--name=probe", f"--filename={zfs.EXPORT}/{zfs.POOL}/probe.dat", "--size=4m", f"--bs={bs}",
-            "--rw=write", "--ioengine=psync", "--sync=dsync", f"--number_ios={PROBE_IOS}", "--minimal"]
-    vols = {str(out): {"bind": "/out", "mode": "rw"}, str(exp): {"bind": zfs.EXPORT, "mode": "rw,rslave"}}
-    topo.run(image, "strace-open", ["strace", "-f", "-qq", "-e", "trace=openat,fsync,fdatasync",
-                                    "-o", "/out/strace-open.txt", *args], volumes=vols, network_mode="none",
-             timeout=300)
-    topo.run(image, "strace-count", ["strace", "-f", "-c", "-o", "/out/strace-count.txt", *args],
-             volumes=vols, network_mode="none", timeout=300)
-
-
 def trace_summary(data_dir: Path) -> dict:
     """The lines of the strace probe that matter: the open of the data file and the call counts."""
     fdir = Path(data_dir) / "fio"
@@ -255,9 +69,14 @@ def trace_summary(data_dir: Path) -> dict:
     return {"opens": opens, "calls": counts, "probe_ios": PROBE_IOS}
 
 
-# ------------------------------------------------------------------------------ analysis
+def preset_of(data_dir: Path) -> str | None:
+    """The preset the run was made with, as its run.json keeps it (None for a directory without one)."""
+    return RunRecord(data_dir).read().get("preset") if (Path(data_dir) / RUN_JSON).is_file() else None
+
 
 def load(data_dir: Path) -> dict:
+    """Everything the chapter reads of a run directory: fio's heat map (app) and the data disks' (device),
+    each disk's per-I/O log, zpool iostat, the events, the untars, the strace probe, and the preset."""
     data_dir = Path(data_dir)
     fdir, ddir = data_dir / "fio", data_dir / "device"
     result = fiolog.read_fio_json(fdir / f"{JOB}.json")
@@ -285,7 +104,8 @@ def load(data_dir: Path) -> dict:
     return {"app": app, "device": device, "per_disk": per_disk, "iostat": iostat, "t0_ms": t0,
             "t_add_s": (events["change_ms"] - t0) / 1000, "events": events,
             "jobs": fiolog.job_table(result), "capture": "hist" if hist else "perio",
-            "fio_version": result.get("fio version"), "mount_ms": mount_ms, "untar": load_untar(data_dir)}
+            "fio_version": result.get("fio version"), "mount_ms": mount_ms, "untar": load_untar(data_dir),
+            "trace": trace_summary(data_dir), "preset": preset_of(data_dir)}
 
 
 def windows(d: dict) -> dict[str, tuple[float, float]]:
@@ -386,7 +206,20 @@ def detected_log(dev: dict, p50_after_us: float) -> str | None:
     return "disk" if p50_after_us >= 0.5 * flush else "ssd"
 
 
-def summary(d: dict, preset: str | None = None) -> dict:
+def trace_stats(tr: dict) -> dict:
+    """The strace probe in numbers: whether the job's open of its file carried O_DSYNC, its pwrite64 calls
+    (None if strace counted none), its fsync and fdatasync calls, and the writes it was asked for."""
+    return {"trace_open_dsync": any("O_DSYNC" in o for o in tr["opens"]),
+            "trace_pwrite64": tr["calls"].get("pwrite64"),
+            "trace_flushes": tr["calls"].get("fsync", 0) + tr["calls"].get("fdatasync", 0),
+            "trace_probe_ios": tr["probe_ios"]}
+
+
+def summary(d: dict) -> dict:
+    """The headline numbers: each phase's rate and latency and their ratios, where the writes went (zpool
+    iostat, the disks' own logs), the picket fence after the change, the log device the evidence points
+    to, the untars (when the run made them), the strace probe, and the run's preset (its checks' bounds
+    depend on it)."""
     w = windows(d)
     b = phase_stats(d["app"], *w["before"])
     a = phase_stats(d["app"], *w["after"])
@@ -415,4 +248,6 @@ def summary(d: dict, preset: str | None = None) -> dict:
         **(dev := device_stats(d)),
         "detected_log": detected_log(dev, a["p50_us"]),
         **(untar_stats(d["untar"]) if d.get("untar") else {}),
+        **trace_stats(d["trace"]),
+        "preset": d["preset"],
     }

@@ -1,0 +1,166 @@
+"""The logzilla experiment: its phases, the pool and its disks, fio's job, the change half-way, the two
+untars and the strace probe (run: the tool). What it produces is listed in the package's docstring."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from perflab.fio import jobs as fio
+from perflab.infra import zfs
+from perflab.infra.containers import ContainerFailed, Topology, wait_until
+from perflab.infra.slowdisk import DiskModel
+
+#: For perflab.analysis.sanity: the rate changes on purpose during the run (peak-vs-average does not apply).
+INTENT = {"*": {"phased": "a separate log device is added mid-run: the chapter measures before and after apart"}}
+
+JOB = "sync-writes"
+DISK_BYTES = 1 << 30       # each emulated disk's backing file (sparse)
+DISK_SPAN = 10 ** 12       # seek curve over a 1 TB disk: the data sits on its first GB
+SLOG_MB = 512
+HERE = Path(__file__).resolve().parent
+UNTAR_SEED = 2009
+#: The emulated SSD's media rate (MB/s): a ZIL block of an 8 KiB write (about 12 KiB) takes ~60 us of it.
+SSD_MBPS = 200.0
+UNTARS = ("no-log", "with-log")    # in the order they run: fio's run, and the change, between them
+
+
+def disk_model(p: dict) -> DiskModel:
+    return DiskModel(rpm=float(p["rpm"]), capacity=DISK_SPAN, write_cache=bool(p["write_cache"]),
+                     seed=1).validate()
+
+
+def ssd_model(p: dict) -> DiskModel:
+    """The log device's SSD: `ssd_ms` per command plus the transfer; no seek, no rotational delay, and
+    a free cache flush (an SSD whose cache survives a power loss, as the Logzilla's did)."""
+    return DiskModel(rpm=0, seek_min_ms=0, seek_max_ms=0, near_ms=0, overhead_ms=float(p["ssd_ms"]),
+                     transfer_mbps=SSD_MBPS, flush_ms=0, seed=1).validate()
+
+
+def untars(p: dict) -> bool:
+    """Whether the run unpacks the archive: it needs files, and a log device to compare with none."""
+    return p["untar_files"] > 0 and p["log_device"] != "none"
+
+
+def plan(p: dict) -> list[tuple[str, float]]:
+    # seconds per file measured here: about 0.02 without the log device, 0.002 with it (plus the archive)
+    u = untars(p)
+    return [("pool", 15.0), *([("untar-no-log", 3.0 + p["untar_files"] * 0.02)] if u else []),
+            ("before", p["before"]), ("after", p["after"] + 5),
+            *([("untar-with-log", 3.0 + p["untar_files"] * 0.002)] if u else []), ("collect", 10.0)]
+
+
+def job_file(s) -> fio.JobFile:
+    p = s.params
+    jf = fio.JobFile.load(s.lab.jobs_dir / f"{JOB}.fio")
+    jf.apply({"global": {"directory": f"{zfs.EXPORT}/{zfs.POOL}", "size": p["file_size"], "bs": p["bs"],
+                         "numjobs": p["threads"], "runtime": int(p["before"] + p["after"])}})
+    if p["capture"] == "hist":
+        jf.apply({JOB: {"write_lat_log": None, "log_avg_msec": None, "write_hist_log": JOB,
+                        "log_hist_msec": 1000}})
+    return jf
+
+
+def recordsize(bs: int) -> str:
+    """ZFS record size matched to the I/O size (the posts' advice), within ZFS's 512 B-128 KiB."""
+    return str(min(max(bs, 512), 128 * 1024))
+
+
+def run(s) -> None:
+    from .analysis import load, summary
+
+    p = s.params
+    lp = zfs.lab_paths(s)
+    tags, out, dev, export = lp.tags, lp.out, lp.dev, lp.export
+    job = job_file(s).write(out / f"{JOB}.fio")
+    events: dict[str, int] = {}
+    try:
+        with zfs.shared_export(s.ledger, export) as exp, Topology(s.run_id, s.lab.name) as topo:
+            with s.phase("pool"):
+                s.provenance(fio_version=fio.version(topo, tags["fio"]))
+                srv = zfs.ZfsServer.start(topo, tags["zfs"], exp, dev)
+                model = disk_model(p)
+                disks = srv.make_disks(2 * p["mirrors"], DISK_BYTES, model)
+                layout = []
+                for i in range(p["mirrors"]):
+                    layout += ["mirror", disks[2 * i], disks[2 * i + 1]]
+                srv.create_pool(layout, {"recordsize": recordsize(p["bs"]), "atime": "off",
+                                         "compression": "off"})
+                srv.start_iostat()
+                s.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
+                             disk_model=model.to_options(), pool_layout=" ".join(layout))
+            if untars(p):
+                udir = s.path("untar")
+                udir.mkdir(exist_ok=True)
+                untar(topo, tags["fio"], exp, udir, "no-log", p["untar_files"], s, events)
+            with s.phase("before"):
+                fio_c = topo.container(
+                    tags["fio"], "fio", ["fio", "--output-format=json", f"--output={JOB}.json", job.name],
+                    volumes={str(out): {"bind": "/out", "mode": "rw"},
+                             str(exp): {"bind": zfs.EXPORT, "mode": "rw,rslave"}},
+                    working_dir="/out", network_mode="none")
+                first = exp / zfs.POOL / "perflab-logzilla.0.dat"
+                wait_until(lambda: first.exists() and first.stat().st_size > 0, 120, "fio's first write",
+                           interval=0.02)
+                events["fio_first_write_ms"] = int(time.time() * 1000)
+                t_add = events["fio_first_write_ms"] / 1000 + p["before"]
+                while time.time() < t_add:
+                    fio_c.reload()
+                    if fio_c.status != "running":
+                        raise ContainerFailed("fio ended before the log device was added:\n"
+                                              + fio_c.logs().decode(errors="replace")[-2000:])
+                    time.sleep(min(0.5, max(0.0, t_add - time.time())))
+            with s.phase("after"):
+                events["log_device"] = p["log_device"]
+                if p["log_device"] != "none":
+                    srv.add_disk_log(SLOG_MB, ssd_model(p) if p["log_device"] == "ssd" else model)
+                events["change_ms"] = int(time.time() * 1000)
+                res = fio_c.wait(timeout=p["after"] + 300)
+                events["fio_exit_ms"] = int(time.time() * 1000)
+                if res.get("StatusCode") != 0:
+                    raise ContainerFailed(f"fio: exit {res.get('StatusCode')}\n"
+                                          + fio_c.logs().decode(errors="replace")[-2000:])
+                (out / f"{JOB}.stdout.txt").write_bytes(fio_c.logs())
+            if untars(p):
+                untar(topo, tags["fio"], exp, udir, "with-log", p["untar_files"], s, events)
+            with s.phase("collect"):
+                s.write_json("arcstats.json", data=zfs.read_kstats(srv))
+                syscalls(topo, tags["fio"], exp, out, p["bs"])
+                srv.stop()
+    finally:
+        s.write_json("events.json", data=events)
+    s.metric(**summary(load(s.data_dir)))
+
+
+def untar(topo, image: str, exp: Path, udir: Path, name: str, files: int, s, events: dict) -> None:
+    """Phase untar-`name`: make the archive in the container's /tmp (not timed), then unpack it onto
+    the pool, a stable create and a commit at close per file (untar.py); the trace and summary land
+    in udir, the phase's wall-clock start and end in `events`."""
+    dest = f"{zfs.EXPORT}/{zfs.POOL}/untar-{name}"
+    sh = (f"mkdir -p {dest} && python3 /lab/untar.py make --files {files} --seed {UNTAR_SEED} /tmp/tree.tar "
+          f"> /dev/null && python3 /lab/untar.py extract /tmp/tree.tar {dest} --trace /out/{name}.trace "
+          f"--summary /out/{name}.json > /dev/null")
+    key = name.replace("-", "_")
+    with s.phase(f"untar-{name}"):
+        events[f"untar_{key}_start_ms"] = int(time.time() * 1000)
+        topo.run(image, f"untar-{name}", ["sh", "-c", sh],
+                 volumes={str(udir): {"bind": "/out", "mode": "rw"},
+                          str(exp): {"bind": zfs.EXPORT, "mode": "rw,rslave"},
+                          str(HERE): {"bind": "/lab", "mode": "ro"}},
+                 network_mode="none", timeout=600 + files)
+        events[f"untar_{key}_end_ms"] = int(time.time() * 1000)
+
+
+PROBE_IOS = 97  # a prime: the count in the trace is checked against it
+
+
+def syscalls(topo, image: str, exp: Path, out: Path, bs: int) -> None:
+    """Trace a short run of the same job with strace: how fio opens the file (O_DSYNC) and which
+    calls it makes per write (strace -c). Writes fio/strace-open.txt and fio/strace-count.txt."""
+    args = ["fio", "--name=probe", f"--filename={zfs.EXPORT}/{zfs.POOL}/probe.dat", "--size=4m", f"--bs={bs}",
+            "--rw=write", "--ioengine=psync", "--sync=dsync", f"--number_ios={PROBE_IOS}", "--minimal"]
+    vols = {str(out): {"bind": "/out", "mode": "rw"}, str(exp): {"bind": zfs.EXPORT, "mode": "rw,rslave"}}
+    topo.run(image, "strace-open", ["strace", "-f", "-qq", "-e", "trace=openat,fsync,fdatasync",
+                                    "-o", "/out/strace-open.txt", *args], volumes=vols, network_mode="none",
+             timeout=300)
+    topo.run(image, "strace-count", ["strace", "-f", "-c", "-o", "/out/strace-count.txt", *args],
+             volumes=vols, network_mode="none", timeout=300)
