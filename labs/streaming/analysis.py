@@ -1,41 +1,20 @@
-"""Lab `streaming` (chapter "Streaming limits: bytes, elapsed time and the cost of redundancy",
-chapters/streaming.md).
-
-Topology: a ZFS server container (zfs-fuse, a 64 MiB ARC) whose disks are files on the slowdisk
-emulator, and a fio client container that sees the pool through an rshared bind of a host
-directory. The same 2 x `mirrors` disks are laid out twice, one after the other: first as
-`mirrors` two-way mirrors, then as one RAID-Z2 across all of them. For each layout fio writes
-`threads` files of `file_size` sequentially (128 KiB, one fsync at the end); the pool is exported
-and imported (every byte on disk, a cold ARC), and, with `read`, fio reads the files back.
-
-Front end: fio's byte counts and the lab's wall clock around each fio run. Back end: every I/O
-each emulated disk served (slowdisk's per-I/O device logs), so the bytes per disk are exact.
-
-Real: ZFS (mirrors, RAID-Z2 parity, metadata, txgs), fio, containers. Emulated: the disks
-(slowdisk; by default "streaming" disks whose limit is their media rate, scaled down so that six
-of them are slower than zfs-fuse on two cores).
-
-Produces, under the run directory:
-  fio/<layout>-write.json, fio/<layout>-read.json, fio/*_bw.*.log   fio's results, 1 s bandwidth
-  fio/*_clat_hist.*.log                                           1 s latency histograms (perflab compare)
-  device/d<i>.log, device/mount.epoch_ms                          per-I/O log of each disk
-  events.json                                                     wall-clock times of each step
-"""
+"""The streaming lab's reading of a run: fio's results and 1 s bandwidth logs, every disk's per-I/O
+log, the front end (payload over the lab's clock, fio's figure) beside the back end (bytes each disk
+received), the headline numbers (summary), the tables the chapter shows, and the 2009 figures they are
+set beside. Reads a live run or the reference alike."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from perflab.fio import jobs as fio, logs as fiolog
-from perflab.infra import slowdisk, zfs
-from perflab.infra.containers import ContainerFailed, Topology
-from perflab.infra.slowdisk import DiskModel
+from perflab.fio import logs as fiolog
+from perflab.infra import slowdisk
 
-LAYOUTS = ("mirror", "raidz2")
+from .experiment import LAYOUTS, expected_amplification
+
 #: 2009 figures: "1 Gbyte/sec NFS, streaming from disk" (Brendan Gregg, 9 January 2009), a 7410
 #: writing 1 TB over NFS: mirrored 563 MB/s payload, 1.38 GB/s to disk; RAID-Z2 514 MB/s payload,
 #: 720 MB/s to disk; streaming read 1 TB in 16:23 = 1.04 GB/s (1.07 GB/s average on the disks).
@@ -43,55 +22,6 @@ FIGURES_2009 = {"mirror_front_mbps": 563, "mirror_disk_mbps": 1380, "raidz2_fron
                 "raidz2_disk_mbps": 720, "read_front_mbps": 1066, "read_disk_mbps": 1070}
 FIGURES_2009["mirror_amp"] = FIGURES_2009["mirror_disk_mbps"] / FIGURES_2009["mirror_front_mbps"]
 FIGURES_2009["raidz2_amp"] = FIGURES_2009["raidz2_disk_mbps"] / FIGURES_2009["raidz2_front_mbps"]
-DISK_BYTES = 2 << 30        # each emulated disk's backing file (sparse)
-RECORD = 128 * 1024
-ARC_MB = 64
-#: the slack the checks allow above the ideal back-end/front-end ratio for ZFS metadata (indirect
-#: blocks, space maps, uberblocks: a few percent at 128 KiB records) and below it (rounding).
-META_HIGH, META_LOW = 0.20, 0.03
-#: fixed costs the lab's clock counts and fio's does not (docker exec, fio's start-up and file
-#: layout): about a third of a second in the reference; the check on bytes / elapsed allows 1 s.
-STARTUP_ALLOWANCE_S = 1.0
-
-
-def raidz2_lead_floor(n_disks: int) -> float | None:
-    """The least RAID-Z2 / mirror payload ratio to call a lead when the disks are the limit: half
-    of the ideal lead 2 (n-2) / n - 1 (metadata, which RAID-Z2 pays three times per small block,
-    and unequal busy fractions take part of it). None for 4 disks, where the ideal is no lead."""
-    ideal = 2.0 / expected_amplification("raidz2", n_disks)
-    return None if ideal <= 1.0 else 1.0 + (ideal - 1.0) / 2
-
-
-def disk_model(p: dict) -> DiskModel:
-    """`streaming`: a disk whose cost is its media rate (no rotational delay, short seeks);
-    `7200rpm`: slowdisk's 7200 RPM defaults at the same media rate."""
-    if p["disk"] == "streaming":
-        return DiskModel(rpm=0, seek_min_ms=0.1, seek_max_ms=2.0, transfer_mbps=float(p["disk_mbps"]),
-                         seed=3).validate()
-    return DiskModel(transfer_mbps=float(p["disk_mbps"]), seed=3).validate()
-
-
-def layout_vdevs(layout: str, disks: list[str]) -> list[str]:
-    """zpool create's vdev arguments: two-way mirrors of consecutive disks, or one RAID-Z2."""
-    if layout == "mirror":
-        if len(disks) % 2:
-            raise ValueError(f"mirrors need an even number of disks, got {len(disks)}")
-        return sum((["mirror", disks[i], disks[i + 1]] for i in range(0, len(disks), 2)), [])
-    if layout == "raidz2":
-        if len(disks) < 4:
-            raise ValueError(f"RAID-Z2 needs at least 4 disks, got {len(disks)}")
-        return ["raidz2", *disks]
-    raise ValueError(f"unknown layout {layout!r} (mirror, raidz2)")
-
-
-def expected_amplification(layout: str, n_disks: int) -> float:
-    """Bytes written to the disks per byte of payload, before metadata: 2 for two-way mirrors,
-    n/(n-2) for RAID-Z2 over n disks (each full stripe of n-2 data columns gains 2 parity)."""
-    if layout == "mirror":
-        return 2.0
-    if layout == "raidz2":
-        return n_disks / (n_disks - 2)
-    raise ValueError(layout)
 
 
 def predicted_front_mbps(back_mbps: float, layout: str, n_disks: int) -> float:
@@ -100,90 +30,6 @@ def predicted_front_mbps(back_mbps: float, layout: str, n_disks: int) -> float:
     return back_mbps / expected_amplification(layout, n_disks)
 
 
-def plan(p: dict) -> list[tuple[str, float]]:
-    n = 2 * p["mirrors"]
-    total = p["threads"] * p["file_size"]
-    back_rate = 0.6 * n * p["disk_mbps"] * 1e6        # what the disks deliver under ZFS (about 60%)
-    steps = [("pool", 12.0)]
-    for lay in LAYOUTS:
-        steps.append((f"{lay}-write", 3 + total * expected_amplification(lay, n) / back_rate))
-        if p["read"]:
-            steps.append((f"{lay}-read", 4 + total / back_rate))
-    return steps + [("collect", 5.0)]
-
-
-def job_files(s) -> dict[str, fio.JobFile]:
-    p = s.params
-    out = {}
-    for kind in ("write", "read"):
-        jf = fio.JobFile.load(s.lab.jobs_dir / f"stream-{kind}.fio")
-        jf.apply({"global": {"directory": f"{zfs.EXPORT}/{zfs.POOL}", "size": p["file_size"],
-                             "numjobs": p["threads"]}})
-        out[kind] = jf
-    return out
-
-
-def run(s) -> None:
-    p = s.params
-    lp = zfs.lab_paths(s)
-    tags, out, dev, export = lp.tags, lp.out, lp.dev, lp.export
-    jobs = job_files(s)
-    events: dict[str, dict] = {}
-    n = 2 * p["mirrors"]
-    try:
-        with zfs.shared_export(s.ledger, export) as exp, Topology(s.run_id, s.lab.name) as topo:
-            with s.phase("pool"):
-                s.provenance(fio_version=fio.version(topo, tags["fio"]))
-                srv = zfs.ZfsServer.start(topo, tags["zfs"], exp, dev, zfs_fuse_args=f"-m {ARC_MB}")
-                model = disk_model(p)
-                disks = srv.make_disks(n, DISK_BYTES, model)
-                s.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
-                             disk_model=model.to_options())
-                client = topo.container(tags["fio"], "fio", ["sleep", "infinity"],
-                                        volumes={str(out): {"bind": "/out", "mode": "rw"},
-                                                 str(exp): {"bind": zfs.EXPORT, "mode": "rw,rslave"}},
-                                        working_dir="/out", network_mode="none")
-            for lay in LAYOUTS:
-                ev = events.setdefault(lay, {})
-                with s.phase(f"{lay}-write"):
-                    srv.create_pool(layout_vdevs(lay, disks), {"recordsize": str(RECORD), "atime": "off",
-                                                               "compression": "off"})
-                    jobs["write"].apply({"stream-write": {"write_bw_log": f"{lay}-write", "write_hist_log": f"{lay}-write"}})
-                    job = jobs["write"].write(out / f"{lay}-write.fio")
-                    ev["write"] = _fio(client, job.name, f"{lay}-write")
-                    srv.exec(["zpool", "export", zfs.POOL])       # the last txg reaches the disks
-                    ev["write_synced_ms"] = int(time.time() * 1000)
-                    srv.exec(["zpool", "import", "-d", zfs.DISKS, zfs.POOL])   # and the ARC is cold
-                    ev["imported_ms"] = int(time.time() * 1000)
-                    ev["layout"] = " ".join(layout_vdevs(lay, [d.rsplit("/", 1)[-1] for d in disks]))
-                if p["read"]:
-                    with s.phase(f"{lay}-read"):
-                        jobs["read"].apply({"stream-read": {"write_bw_log": f"{lay}-read", "write_hist_log": f"{lay}-read"}})
-                        job = jobs["read"].write(out / f"{lay}-read.fio")
-                        ev["read"] = _fio(client, job.name, f"{lay}-read")
-                srv.exec(["zpool", "export", zfs.POOL])
-                ev["exported_ms"] = int(time.time() * 1000)
-            with s.phase("collect"):
-                srv.stop()
-    finally:
-        (s.path("events.json")).write_text(json.dumps(events, indent=2))
-    d = load(s.data_dir)
-    s.metric(**summary(d))
-
-
-def _fio(client, job: str, name: str) -> dict:
-    """Run fio in the (already running) client container; the lab's own clock around it."""
-    t0 = time.time()
-    code, output = client.exec_run(["fio", "--output-format=json", f"--output={name}.json", job],
-                                   workdir="/out")
-    t1 = time.time()
-    if code != 0:
-        raise ContainerFailed(f"fio {job}: exit {code}\n{output.decode(errors='replace')[-2000:]}")
-    return {"start_ms": int(t0 * 1000), "end_ms": int(t1 * 1000)}
-
-
-# ------------------------------------------------------------------------------ analysis
-
 def load(data_dir: Path) -> dict:
     data_dir = Path(data_dir)
     fdir, ddir = data_dir / "fio", data_dir / "device"
@@ -191,14 +37,16 @@ def load(data_dir: Path) -> dict:
     mount_ms = int((ddir / "mount.epoch_ms").read_text())
     dev = _read_disk_logs(ddir)
     dev["t_epoch_ms"] = dev.time_ms + mount_ms
-    fio_res, bw = {}, {}
+    fio_res, bw, io_start = {}, {}, {}
     for lay in LAYOUTS:
         for kind in ("write", "read"):
             f = fdir / f"{lay}-{kind}.json"
             if f.exists():
                 fio_res[(lay, kind)] = fiolog.read_fio_json(f)
-                bw[(lay, kind)] = _bw_series(sorted(fdir.glob(f"{lay}-{kind}_bw.*.log*")))
-    return {"events": events, "device": dev, "fio": fio_res, "bw": bw,
+                logs = sorted(fdir.glob(f"{lay}-{kind}_bw.*.log*"))
+                bw[(lay, kind)] = _bw_series(logs)
+                io_start[(lay, kind)] = _first_io_ms(fio_res[(lay, kind)], logs)
+    return {"events": events, "device": dev, "fio": fio_res, "bw": bw, "io_start_ms": io_start,
             "n_disks": int(dev.disk.nunique()), "mount_ms": mount_ms}
 
 
@@ -224,6 +72,16 @@ def _bw_series(paths) -> pd.Series:
         parts.append(pd.Series(df.lat_ns.to_numpy() * 1024.0, index=(df.time_ms // 1000).to_numpy()))
     s = pd.concat(parts).groupby(level=0).sum()
     return s.sort_index()
+
+
+def _first_io_ms(result: dict, paths) -> int | None:
+    """When fio's clock started (epoch ms): its bandwidth logs' first stamp ends their first
+    `log_avg_msec` interval, counted from the start of the jobs' I/O. None without logs."""
+    job = (result.get("jobs") or [{}])[0]
+    avg = {**result.get("global options", {}), **job.get("job options", {})}.get("log_avg_msec")
+    if not paths or avg is None:
+        return None
+    return fiolog.first_time_ms(paths, hist=True, interval_ms=int(avg))
 
 
 def backend(dev: pd.DataFrame, t0_ms: int, t1_ms: int, ddir: int) -> pd.DataFrame:
@@ -256,10 +114,15 @@ def layout_stats(d: dict, lay: str) -> dict:
     during = backend(d["device"], w["start_ms"], w["end_ms"], 1)
     synced = backend(d["device"], w["start_ms"], ev["write_synced_ms"], 1)
     back_mbps = during.bytes.sum() / elapsed / 1e6
+    io_start = d.get("io_start_ms", {}).get((lay, "write"))
+    startup = None if io_start is None else (io_start - w["start_ms"]) / 1000
     st = {
         "write_bytes": fw["bytes"], "write_elapsed_s": elapsed,
         "write_mbps": fw["bytes"] / elapsed / 1e6,             # bytes / elapsed: the sanity check
         "write_fio_mbps": fw["fio_bw_total"] / 1e6,            # what fio reports
+        # the lab's clock before fio's started (docker exec, fio's start-up), and after it stopped
+        "write_startup_s": startup,
+        "write_after_fio_s": None if startup is None else elapsed - startup - fw["fio_runtime_s"],
         "write_back_bytes": int(synced.bytes.sum()),
         "write_amp": synced.bytes.sum() / fw["bytes"],
         "write_amp_expected": expected_amplification(lay, n),
