@@ -243,6 +243,3 @@ def volumes_disk(client) -> str:
                               "with `perflab run --scratch DIR`")
     return path
 
-
-#: the name labs/benchmarking/lab.py still imports (it moves to volumes_disk when it becomes a package)
-data_root_disk = volumes_disk
