@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from perflab.fio import jobs as fio
 from perflab.infra.containers import Topology, volumes_disk
+from perflab.infra.labdirs import made_dirs
 
 FILL_RATE = 150e6
 BLKIO = "/sys/fs/cgroup/blkio/blkio.throttle.io_service_bytes"
@@ -57,9 +58,7 @@ def run(s) -> None:
     from .analysis import load, summary
 
     p = s.params
-    tag = s.manifest.images["fio"].tag
-    out = s.path("fio")
-    out.mkdir(exist_ok=True)
+    tag, (out,) = s.manifest.images["fio"].tag, made_dirs(s, "fio")
     files = {k: jf.write(out / f"{k}.fio") for k, jf in job_files(s).items()}
     with Topology(s.run_id, s.lab.name) as topo:
         disk = volumes_disk(topo.client)
@@ -67,10 +66,8 @@ def run(s) -> None:
                   "device_read_bps": [{"Path": disk, "Rate": int(p["disk_mb_s"] * 1e6)}]}
         s.provenance(limited_disk=disk)
         with s.phase("prepare"):
-            vol = topo.volume("data")
-            data = {vol.name: {"bind": "/data", "mode": "rw"}}
-            version = fio.version(topo, tag)
-            s.provenance(fio_version=version)
+            data = topo.mounted_volume("data", "/data")
+            s.provenance(fio_version=fio.version(topo, tag))
             fio.run_in_container(topo, tag, files["prep"], out, "prep", volumes=data, timeout=600)
         with s.phase("traps"):
             fio.run_in_container(topo, tag, files["traps"], out, "traps", volumes=data, timeout=1800, **limits)

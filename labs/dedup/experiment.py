@@ -8,7 +8,6 @@ import time
 
 from perflab.fio import jobs as fio
 from perflab.infra import zfs
-from perflab.infra.containers import Topology
 
 from .analysis import RECORD, block_signatures, load, signature_summary, summary
 
@@ -35,16 +34,13 @@ def job_file(s) -> fio.JobFile:
 
 
 def run(s) -> None:
-    lp = zfs.lab_paths(s)
-    tags, out, dev, export = lp.tags, lp.out, lp.dev, lp.export
-    zdir = s.path("zfs")
-    zdir.mkdir(exist_ok=True)
+    lp = zfs.lab_paths(s, zfs_dir=True)
+    tags, out, dev, exp, zdir = lp.tags, lp.out, lp.dev, lp.export, lp.zdir
     job = job_file(s).write(out / "planted.fio")
     events: dict[str, int] = {}
     try:
-        with zfs.shared_export(s.ledger, export) as exp, Topology(s.run_id, s.lab.name) as topo:
+        with zfs.lab_containers(s, lp) as (topo, _):
             with s.phase("pools"):
-                s.provenance(fio_version=fio.version(topo, tags["fio"]))
                 srv = zfs.ZfsServer.start(topo, tags["zfs"], exp, dev)
                 for name, props in POOLS.items():
                     srv.sh(f"truncate -s {POOL_FILE_BYTES} {zfs.BACKING}/{name}")

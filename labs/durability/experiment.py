@@ -10,7 +10,7 @@ import numpy as np
 
 from perflab.fio import jobs as fio, logs as fiolog
 from perflab.infra import zfs
-from perflab.infra.containers import Topology, wait_until
+from perflab.infra.containers import wait_until
 
 JOBS = ("async", "dsync")
 BS = 4096
@@ -71,9 +71,8 @@ def run(s) -> None:
     job_file(s).write(out / "writers.fio")
     events: dict[str, int] = {}
     try:
-        with zfs.shared_export(s.ledger, export), Topology(s.run_id, s.lab.name) as topo:
+        with zfs.lab_containers(s, lp) as (topo, _):
             with s.phase("pool"):
-                s.provenance(fio_version=fio.version(topo, tags["fio"]))
                 srv = zfs.ZfsServer.start(topo, tags["zfs"], export, dev)
                 srv.sh(f"truncate -s {POOL_BYTES} {zfs.BACKING}/pool && truncate -s {SLOG_BYTES} {zfs.BACKING}/slog")
                 srv.exec(zfs.create_pool_cmd([f"{zfs.BACKING}/pool", "log", f"{zfs.BACKING}/slog"],

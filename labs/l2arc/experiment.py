@@ -6,7 +6,6 @@ import time
 
 from perflab.fio import jobs as fio
 from perflab.infra import zfs
-from perflab.infra.containers import Topology
 from perflab.infra.slowdisk import DiskModel
 
 #: For perflab.analysis.sanity: the rate changes on purpose during the run (peak-vs-average does not apply).
@@ -55,10 +54,8 @@ def run(s) -> None:
         fio.run_in_container(topo, tags["fio"], jobs[name], out, name, volumes=vols, timeout=3600)
 
     try:
-        with zfs.shared_export(s.ledger, export), zfs.zram_device(s.ledger, p["cache_size"]) as zram, \
-                Topology(s.run_id, s.lab.name) as topo:
+        with zfs.lab_containers(s, lp, zram_bytes=p["cache_size"]) as (topo, zram):
             with s.phase("pool"):
-                s.provenance(fio_version=fio.version(topo, tags["fio"]))
                 srv = zfs.ZfsServer.start(topo, tags["zfs"], export, dev, devices=(zram,),
                                           zfs_fuse_args=f"-m {p['arc_size'] >> 20} --disable-block-cache")
                 disks = srv.make_disks(p["disks"], DISK_BYTES, disk_model())

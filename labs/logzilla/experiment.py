@@ -7,7 +7,7 @@ from pathlib import Path
 
 from perflab.fio import jobs as fio
 from perflab.infra import zfs
-from perflab.infra.containers import ContainerFailed, Topology, wait_until
+from perflab.infra.containers import ContainerFailed, wait_until
 from perflab.infra.slowdisk import DiskModel
 
 #: For perflab.analysis.sanity: the rate changes on purpose during the run (peak-vs-average does not apply).
@@ -70,13 +70,12 @@ def run(s) -> None:
 
     p = s.params
     lp = zfs.lab_paths(s)
-    tags, out, dev, export = lp.tags, lp.out, lp.dev, lp.export
+    tags, out, dev, exp = lp.tags, lp.out, lp.dev, lp.export
     job = job_file(s).write(out / f"{JOB}.fio")
     events: dict[str, int] = {}
     try:
-        with zfs.shared_export(s.ledger, export) as exp, Topology(s.run_id, s.lab.name) as topo:
+        with zfs.lab_containers(s, lp) as (topo, _):
             with s.phase("pool"):
-                s.provenance(fio_version=fio.version(topo, tags["fio"]))
                 srv = zfs.ZfsServer.start(topo, tags["zfs"], exp, dev)
                 model = disk_model(p)
                 disks = srv.make_disks(2 * p["mirrors"], DISK_BYTES, model)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from perflab.fio import jobs as fio
 from perflab.infra.containers import Topology, volumes_disk
+from perflab.infra.labdirs import made_dirs
 
 JOB = "stepped"
 
@@ -37,18 +38,14 @@ def run(s) -> None:
     from .analysis import load, summary
 
     p = s.params
-    tag = s.manifest.images["fio"].tag
-    out = s.path("fio")
-    out.mkdir(exist_ok=True)
+    tag, (out,) = s.manifest.images["fio"].tag, made_dirs(s, "fio")
     job = job_file(s).write(out / f"{JOB}.fio")
     with Topology(s.run_id, s.lab.name) as topo:
         disk = volumes_disk(topo.client)
         s.provenance(limited_disk=disk)
         with s.phase("prepare"):
-            vol = topo.volume("data")
-            data = {vol.name: {"bind": "/data", "mode": "rw"}}
-            version = fio.version(topo, tag)
-            s.provenance(fio_version=version)
+            data = topo.mounted_volume("data", "/data")
+            s.provenance(fio_version=fio.version(topo, tag))
             topo.run(tag, "layout", ["fio", "--name=layout", "--filename=/data/stepping.dat", "--rw=write",
                                      "--bs=1m", f"--size={p['file_size']}", "--end_fsync=1"],
                      volumes=data, network_mode="none", timeout=600)

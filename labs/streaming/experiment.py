@@ -7,7 +7,7 @@ import time
 
 from perflab.fio import jobs as fio
 from perflab.infra import zfs
-from perflab.infra.containers import EXEC_TIMEOUT_S, ContainerFailed, Topology, exec_sh
+from perflab.infra.containers import EXEC_TIMEOUT_S, ContainerFailed, exec_sh
 from perflab.infra.slowdisk import DiskModel
 
 LAYOUTS = ("mirror", "raidz2")
@@ -79,15 +79,14 @@ def run(s) -> None:
 
     p = s.params
     lp = zfs.lab_paths(s)
-    tags, out, dev, export = lp.tags, lp.out, lp.dev, lp.export
+    tags, out, dev, exp = lp.tags, lp.out, lp.dev, lp.export
     jobs = job_files(s)
     planned = dict(plan(p))
     events: dict[str, dict] = {}
     n = 2 * p["mirrors"]
     try:
-        with zfs.shared_export(s.ledger, export) as exp, Topology(s.run_id, s.lab.name) as topo:
+        with zfs.lab_containers(s, lp) as (topo, _):
             with s.phase("pool"):
-                s.provenance(fio_version=fio.version(topo, tags["fio"]))
                 srv = zfs.ZfsServer.start(topo, tags["zfs"], exp, dev, zfs_fuse_args=f"-m {ARC_MB}")
                 model = disk_model(p)
                 disks = srv.make_disks(n, DISK_BYTES, model)

@@ -118,6 +118,12 @@ class Topology:
         self._objects.append(("volume", vol))
         return vol
 
+    def mounted_volume(self, name: str, at: str) -> dict:
+        """A new volume (as :meth:`volume` makes it), given as the ``volumes`` mapping that mounts it
+        read-write at `at` in a container."""
+        vol = self.volume(name)
+        return {vol.name: {"bind": at, "mode": "rw"}}
+
     def profile_for(self, image: str):
         """The seccomp filter for containers of image tag `image`: None (Docker's default), a
         profile's path or seccomp.UNCONFINED (seccomp.profile_for; an unknown tag: Docker's default)."""

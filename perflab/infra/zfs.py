@@ -73,6 +73,21 @@ def shared_export(ledger: Ledger, path: Path):
 
 
 @contextlib.contextmanager
+def lab_containers(s, lp: LabPaths, zram_bytes: int | None = None):
+    """A ZFS lab's host objects and containers, made in the order they must be unmade: the shared
+    export, a zram cache device of `zram_bytes` when asked for, then the run's Topology; fio's
+    version goes into the run's provenance. Yields (topo, the zram device's path or None)."""
+    from perflab.fio import jobs as fio
+
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(shared_export(s.ledger, lp.export))
+        zram = stack.enter_context(zram_device(s.ledger, zram_bytes)) if zram_bytes else None
+        topo = stack.enter_context(Topology(s.run_id, s.lab.name))
+        s.provenance(fio_version=fio.version(topo, lp.tags["fio"]))
+        yield topo, zram
+
+
+@contextlib.contextmanager
 def zram_device(ledger: Ledger, size_bytes: int):
     """A fresh zram block device of `size_bytes` (RAM-backed: an SSD-like cache tier), removed
     afterwards. The kernel picks its number at hot_add, so it is recorded right after that, before
