@@ -21,7 +21,7 @@
 #   (Chromium and its fonts, npm).
 set -euo pipefail
 PKGS=(fio zfs-fuse fuse3 libfuse3-dev pkg-config gcc make debootstrap iproute2 strace
-      ca-certificates util-linux procps linux-perf python3-venv)
+      ca-certificates util-linux procps linux-perf python3-venv sysstat)
 [ "${PERFLAB_NO_BROWSER:-0}" = 1 ] || PKGS+=(chromium fonts-liberation)
 DOCKERD_LOG=${PERFLAB_DOCKERD_LOG:-/var/log/perflab-dockerd.log}
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }

@@ -45,3 +45,12 @@ def test_checks_are_shown(built, manifest):
             # the checks table: a result and an expected value per check, every one passing
             assert ">result</th>" in html and ">expected</th>" in html and ">pass</td>" in html, c.file
             assert ">FAIL</td>" not in html, c.file
+
+
+def test_no_cell_prints_a_bare_value(built):
+    """A cell whose last line returns a value prints it on the page (a bare `True` above a checks table
+    was seen): every text output is something a chapter meant to show."""
+    bare = re.compile(r'<div class="output text_plain[^>]*><div class="highlight"><pre><span></span>'
+                      r'(True|False|None|\[\]|\{\})\s*</pre>')
+    found = [f"{p.relative_to(built)}: {m.group(1)}" for p in built.rglob("*.html") for m in bare.finditer(p.read_text())]
+    assert not found, found

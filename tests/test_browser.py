@@ -143,6 +143,21 @@ def test_a_tables_caption_stays_on_a_phones_screen(built_book, manifest):
     assert not cut, cut
 
 
+@pytest.mark.slow
+@needs_chromium
+def test_figures_follow_the_dark_theme(built_book, manifest):
+    """In the dark theme a figure is drawn on a dark background with light text, not as a white card;
+    switched back to light it is as it was."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    got = browser.figure_colours_by_theme(built_book, manifest.chapter("heatmaps").file, shot=OUT / "heatmaps-dark.png",
+                                          log=OUT / "chromium-dark.log")
+    (OUT / "dark-theme.json").write_text(json.dumps(got, indent=1))
+    light, dark, again = got["light"], got["dark"], got["light again"]
+    assert light and dark and again, got
+    assert dark[0] == "#1e1e1e" and dark[1] == "#dddddd", got
+    assert again == light != dark, got
+
+
 @needs_chromium
 def test_a_browser_that_cannot_start_leaves_no_profile(tmp_path, monkeypatch):
     """Chromium's profile directory is made only once its log can be opened, and removed if the

@@ -56,6 +56,19 @@ def slower_hits(m, warm_p50_us):
             "warm_cold_ratio": round(warm_iops / m["cold_iops"], 2), "gain_over_latency_ratio": 1.0,
             "on_off_ratio": round(warm_iops / m["off_iops"], 2),
             "iops_half_warmup_share": round(1 / (0.55 * r + 0.45), 3),
+            "dram_hits_per_s_warm": round(warm_iops * m["dram_share_warm"], 1), "warm_mean_us": warm_p50_us}
+
+
+def stalled(m, warm_p50_us=229.0, gain=8.69, mean_us=874.0, disk_share=0.003):
+    """`m` on a machine that stalls fio or zfs-fuse now and then (the less-cpu condition, 2026-11-27: the
+    containers held to half a CPU each): hits with a median of `warm_p50_us`, but a mean of `mean_us`
+    (threads / IOPS), the warm IOPS `gain` x the cold ones, `disk_share` of the warm reads to a disk."""
+    s = slower_hits(m, warm_p50_us)
+    warm_iops = round(m["cold_iops"] * gain, 1)
+    return {**s, "warm_iops": warm_iops, "warm_cold_ratio": gain,
+            "gain_over_latency_ratio": round(gain / s["latency_ratio"], 2), "warm_mean_us": mean_us,
+            "disk_share_warm": disk_share, "on_off_ratio": round(warm_iops / m["off_iops"], 2),
+            "iops_half_warmup_share": round(1 / (0.55 * gain + 0.45), 3),
             "dram_hits_per_s_warm": round(warm_iops * m["dram_share_warm"], 1)}
 
 
@@ -97,6 +110,35 @@ def test_hits_too_slow_for_a_late_rise_say_why(lab, ours, p):
     assert s.pop(LATE) == checks.NOT_SHOWN and set(s.values()) == {checks.PASS}, s
     why = outcome(lab, m, p, LATE)["not_shown"]
     assert "≤ 800 us" in why and "≤ 6,816 us" in why and "8.5x" in why and "about 19% of the warm rate" in why
+
+
+GAIN_FOLLOWS = "IOPS gain follows the latency ratio"
+
+
+def test_stalls_that_part_mean_and_median_say_why(lab, ours, p):
+    """The less-cpu condition's run: a warm read's mean (874 us by Little's law) 3.5x what its median
+    (229 us) and its few disk reads explain. The gain follows the means, not the medians, and the rate
+    the stalls left cannot rise late; both say so, with the run's numbers, and every other claim holds."""
+    m = stalled(ours)
+    s = statuses(lab, m, p)
+    assert s.pop(GAIN_FOLLOWS) == checks.NOT_SHOWN and s.pop(LATE) == checks.NOT_SHOWN, s
+    assert set(s.values()) == {checks.PASS}, s
+    why = outcome(lab, m, p, GAIN_FOLLOWS)["not_shown"]
+    assert "mean of 874 us" in why and "3.5x the 249 us" in why and "0.3% of them" in why, why
+    assert "held the warm rate to 8.7x the cold one" in outcome(lab, m, p, LATE)["not_shown"]
+
+
+def test_without_stalls_the_same_gains_fail(lab, ours, p):
+    """The same rates and medians, but a mean the median and the disk reads explain (no stall measured):
+    a gain that does not follow the latencies, and an early rise, are failures."""
+    m = stalled(ours, mean_us=260.0)
+    s = statuses(lab, m, p)
+    assert s[GAIN_FOLLOWS] == checks.FAIL and s[LATE] == checks.FAIL, s
+
+
+def test_stalls_do_not_excuse_caches_that_did_not_warm(lab, ours, p):
+    m = {**stalled(ours), "l2_size_final_mib": 12.0}
+    assert statuses(lab, m, p)[GAIN_FOLLOWS] == checks.FAIL
 
 
 def test_hits_too_slow_for_any_gain_say_why(lab, ours, p):
@@ -184,6 +226,6 @@ def test_the_tiers_bound_is_the_chapters(lab, ours, p):
 def test_the_audit_names_what_each_check_asks(lab):
     rows = checks.audit(lab.CHECKS)
     assert len(rows) == len(lab.CHECKS) and all(r["asks of the machine"] for r in rows)
-    assert sum(not r["not shown here when"].startswith("never") for r in rows) == 5
+    assert sum(not r["not shown here when"].startswith("never") for r in rows) == 6
     text = " ".join(r["not shown here when"] for r in rows)
     assert "{" not in text and "  " not in text and "less than 17.4x faster" in text and "at least 90%" in text

@@ -1,8 +1,10 @@
-"""Parsing the ZFS server's statistics and the Logzilla analysis, on recorded output (no Docker)."""
+"""Parsing the ZFS server's statistics and the Logzilla analysis, on recorded output, and the server's export retried
+while the pool is busy (no Docker)."""
 import importlib.util
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from perflab.analysis import heatmap
 from perflab.infra import zfs
@@ -128,3 +130,34 @@ def test_a_run_without_a_log_device_plans_no_untar():
                                                    "collect"]
     assert names({**p, "log_device": "none"}) == ["pool", "before", "after", "collect"]
     assert names({**p, "untar_files": 0, "log_device": "ssd"}) == ["pool", "before", "after", "collect"]
+
+
+def _server_answering(answers):
+    """A ZfsServer whose exec answers `answers` in turn (no container)."""
+    from perflab.infra import zfs
+
+    srv = object.__new__(zfs.ZfsServer)
+    calls = []
+
+    def exec_(cmd, check=True, **kw):
+        calls.append(cmd)
+        return answers.pop(0)
+    srv.exec = exec_
+    return srv, calls
+
+
+def test_export_waits_out_a_busy_pool_and_fails_on_anything_else(monkeypatch):
+    from perflab.infra import zfs
+
+    monkeypatch.setattr(zfs.time, "sleep", lambda s: None)
+    srv, calls = _server_answering([(1, "cannot export 'tank': pool is busy")] * 2 + [(0, "")])
+    srv.export()
+    assert calls == [["zpool", "export", "tank"]] * 3
+    srv, calls = _server_answering([(1, "cannot open 'tank': no such pool")])
+    with pytest.raises(zfs.ExecFailed, match="no such pool"):
+        srv.export()
+    assert len(calls) == 1
+    srv, calls = _server_answering([(1, "cannot export 'tank': pool is busy")] * 3)
+    with pytest.raises(zfs.ExecFailed, match="busy"):
+        srv.export(within_s=-1)
+    assert len(calls) == 1

@@ -44,8 +44,12 @@ def fig_bars(counts: pd.Series, seconds: float, title: str, label: str, highligh
     c = counts.head(top)[::-1]
     names = [str(x) for x in c.index]
     colours = [BUGGY_COLOUR if highlight is not None and str(x) == str(highlight) else OTHER_COLOUR for x in c.index]
-    fig = go.Figure(go.Bar(x=c.values / seconds, y=names, orientation="h", marker_color=colours,
+    rates = c.values / seconds
+    # each bar carries its rate: a bar of a few requests beside one of 60/s is too short to see
+    fig = go.Figure(go.Bar(x=rates, y=names, orientation="h", marker_color=colours,
+                           text=[f"{r:,.1f}/s" for r in rates], textposition="outside", cliponaxis=False,
                            hovertemplate="%{y}: %{x:.1f} requests/s<extra></extra>"))
+    fig.update_xaxes(range=[0, 1.25 * float(rates.max())] if len(rates) else None)   # room for the labels
     fig.update_layout(title=title, xaxis_title="requests/s", yaxis_title=label,
                       height=max(280, 160 + 28 * len(c)), margin={"l": 10})
     return fig

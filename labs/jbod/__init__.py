@@ -29,7 +29,8 @@ a block once both sides have written it, so the pool's write throughput is the s
 the slower side's rate.
 
 Collected: fio/<phase>/<job>_clat.N.log (per-I/O completion latency, epoch ms), fio/<phase>/*.json,
-the job files as run, and timeline.json (layout, cabling per phase, device names, disk names).
+the job files as run, fio/<phase>/iostat.txt (`iostat -x` of the JBODs' and the chains' devices, on
+the host), and timeline.json (layout, cabling per phase, device names, disk names).
 load() reads them back, with the outlier threshold (`outlier_ms`) from run.json's parameters.
 
     experiment.py   plan(), the layout (disks, mirrors, chains, cabling per phase), the enclosures on
@@ -43,7 +44,8 @@ load() reads them back, with the outlier threshold (`outlier_ms`) from run.json'
 
 The layout and the analysis are tested in tests/test_jbod.py, the checks in tests/test_jbod_checks.py.
 """
-from .analysis import (FELL_BEHIND, chain_effect, chain_of, detect_slow_jbods, disk_stats, jbod_stats, load,
+from .analysis import (FELL_BEHIND, chain_effect, chain_of, detect_slow_jbods, disk_stats, iostat_by_jbod, iostat_view,
+                       jbod_stats, load,
                        outliers_by_disk, phase_writes, pool_mib_s, share_by_jbod, slow_band, spread, summary,
                        windows)
 from .checks import CHECKS
@@ -59,7 +61,8 @@ __all__ = ["CALM", "CHECKS", "Enclosures", "FELL_BEHIND", "JOB", "KEYS", "MiB", 
            "SLOW", "add_partitions", "as_cabled_chains", "balanced_chains", "cabling", "chain_effect", "chain_needs",
            "chain_of", "chain_oversubscribed", "detect_slow_jbods", "disk_name", "disk_stats", "fig_chains",
            "fig_disk_queues", "fig_heatmap", "fig_outliers_flat", "fig_outliers_sunburst", "fig_queues",
-           "fig_throughput", "free_disk_mib_s", "jbod_bytes", "jbod_stats", "job_file", "job_name", "lat_paths",
+           "fig_throughput", "free_disk_mib_s", "iostat_by_jbod", "iostat_view", "jbod_bytes", "jbod_stats",
+           "job_file", "job_name", "lat_paths",
            "layout", "load", "mirror_pairs", "model_disk_mib_s", "model_pool_mib_s", "outliers_by_disk",
            "oversubscribed_jbods", "phase_writes", "plan", "pool_mib_s", "run", "share_by_jbod", "slow_band",
            "spread", "summary", "windows"]

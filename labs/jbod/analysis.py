@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from perflab.fio import logs as fiolog
+from perflab.infra import iostat
 from perflab.run.record import params_of
 
 from .experiment import KEYS, PHASES, SETTLE_S
@@ -91,6 +92,47 @@ def slow_band(d: dict, phase: str, outlier_ms: float) -> dict:
             "jbods": sorted(int(j) for j in b["jbod"].unique()),
             "under_1ms": float((w["lat_ms"] < 1.0).mean()) if n else None,
             "max_ms": float(w["lat_ms"].max()) if n else None}
+
+
+def iostat_by_jbod(d: dict, phase: str) -> pd.DataFrame | None:
+    """What iostat -x said of each JBOD's device and each chain's over the phase's steady window
+    (medians of its seconds there): w/s, wkB/s, w_await, aqu-sz and %util, one row per device named
+    "JBOD j" or "chain k". None where the run has no iostat output for the phase (recorded before the
+    lab ran iostat, or no sysstat on the machine) or iostat printed no second in the window."""
+    tl = d["timeline"]
+    f = d["data_dir"] / "fio" / KEYS[phase] / "iostat.txt"
+    io = iostat.read(f) if f.is_file() else pd.DataFrame()
+    if io.empty:
+        return None
+    t0, t1 = windows(d["ios"], tl.get("settle_s", SETTLE_S))[phase]
+    io = io[(io["t"] > t0 + 1) & (io["t"] <= t1)]
+    devs = tl["phases"][phase]["devices"]
+    names = {Path(v).name: f"JBOD {j}" for j, v in devs["jbods"].items()}
+    names |= {Path(v).name: f"chain {k}" for k, v in enumerate(devs["chains"], 1)}
+    io = io[io["device"].isin(names)]
+    if io.empty:
+        return None
+    cols = ["w/s", "wkB/s", "w_await", "aqu-sz", "%util"]
+    out = io.groupby("device")[cols].median()
+    out.index = out.index.map(names)
+    out.index.name = "device"
+    return out.sort_index(key=lambda ix: ix.map(lambda n: (n.split()[0] != "JBOD", int(n.split()[1]))))
+
+
+def iostat_view(d: dict, det: list[int], jb: pd.DataFrame) -> dict:
+    """iostat against fio, as cabled: the slow JBODs (det, found from fio's rates) by iostat's write
+    rate and by its w_await; fio's mean latency on their disks over iostat's w_await of their devices."""
+    io = iostat_by_jbod(d, "as cabled")
+    keys = ("iostat_slow_by_rate", "iostat_slow_by_await", "fio_over_iostat_await_slow")
+    if io is None or not det:
+        return dict.fromkeys(keys)
+    jio = io[io.index.str.startswith("JBOD")]
+    jio.index = [int(n.split()[1]) for n in jio.index]
+    k = len(det)
+    by_rate = sorted(int(j) for j in jio["wkB/s"].nsmallest(k).index)
+    by_await = sorted(int(j) for j in jio["w_await"].nlargest(k).index)
+    aw = float(jio.loc[det, "w_await"].mean())
+    return dict(zip(keys, (by_rate, by_await, round(float(jb.loc[det, "mean_ms"].mean()) / aw, 1) if aw > 0 else None)))
 
 
 def chain_of(chains: list[list[int]], j: int) -> int:
@@ -202,6 +244,7 @@ def summary(d: dict) -> dict:
             out["slow_outlier_share"] = None
         out["slow_reached"] = round(float(jb.loc[det, "reached"].mean()), 3) if det else None
         out["disks_with_outliers"] = int((ds["outliers"] > 0).sum())
+        out |= iostat_view(d, det, jb)
     if "as cabled" in per and "second path" in per:
         a, b = out["pool_mib_s_cabled"], out["pool_mib_s_dual"]
         out["recable_gain"] = round(b / a - 1, 4) if a else None

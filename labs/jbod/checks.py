@@ -197,7 +197,8 @@ CHECKS = [
     Check("balancing the chains raises throughput again", "pool_mib_s_balanced", ">=",
           lambda m, p: (1 + BALANCE_GAIN) * m["pool_mib_s_dual"], unit="MiB/s", about="the pool's write rate balanced",
           bound_about=f"{BALANCE_GAIN:.0%} above the second path's",
-          show=lambda m, p: round(m["pool_mib_s_balanced"] / m["pool_mib_s_dual"] - 1, 4),
+          show=lambda m, p: (f"{m['pool_mib_s_balanced']:.2f} MiB/s "
+                             f"({m['pool_mib_s_balanced'] / m['pool_mib_s_dual'] - 1:+.1%} on the second path's)"),
           only_if=lambda m, p: not _oversubscribed(p, "balanced") and _oversubscribed(p, "second path"),
           unless=_no_gain_at_this_pace,
           asks="fio keeping nearly its full pace, as for the band on the long chain"),

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from perflab.errors import Failed
 from perflab.fio import jobs as fio
-from perflab.infra import partitions as blkpg
+from perflab.infra import iostat, partitions as blkpg
 from perflab.infra.containers import Topology
 from perflab.infra.hostobjects import loop_device, scratch_dir
 
@@ -192,9 +192,11 @@ def run(s) -> None:
                                                 "jbods": {str(j): d for j, d in enc.jbods.items()}},
                                     "limits": limits, "started": time.time()}
                 s.write_json("timeline.json", data=tl)
-                fio.run_in_container(topo, tag, job, out, f"fio-phase{i}", timeout=p["phase"] + 120,
-                                     devices=[f"{d}:{d}:rwm" for d in enc.disks.values()],
-                                     device_write_bps=limits)
+                # iostat -x of the JBODs' and the chains' devices, as a learner would run it on a server
+                with iostat.sampling(s.ledger, [*enc.jbods.values(), *enc.chains], out / "iostat.txt"):
+                    fio.run_in_container(topo, tag, job, out, f"fio-phase{i}", timeout=p["phase"] + 120,
+                                         devices=[f"{d}:{d}:rwm" for d in enc.disks.values()],
+                                         device_write_bps=limits)
                 tl["phases"][ph]["ended"] = time.time()
                 s.write_json("timeline.json", data=tl)
         # leaving the stack: the container is gone already; JBOD loops, chain loops, scratch dir

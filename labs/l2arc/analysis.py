@@ -21,7 +21,9 @@ from .experiment import RECORD
 #: Storage Pool top-speeds post: a 7410 with 128 GB DRAM, 6 x 100 GB read SSDs, 140 disks.
 FIGURES_2009 = {"arc_warmup_min": 92, "disk_rate": "< 20 MB/s of random reads",
                 "l2arc_warmup": "over a day (half of it fills quickly)", "iops_gain": "> 5x (40x on RAID-Z2)",
-                "dram_us": "0-21 us", "l2arc_us": "~300 us (128-260 us best case)", "disk_ms": "2-10 ms"}
+                "dram_us": "0-21 us", "l2arc_band_start": "~300 us (where the band begins)",
+                "l2arc_best": "128-260 us (best case)", "disk_band_low": "2 ms (band's lower edge)",
+                "disk_band_high": "10 ms (band's upper edge)", "hdr_dram_gb": 15, "hdr_l2arc_gb": 600}
 
 #: The least warm / cold IOPS ratio the check "warm IOPS well above cold" asks, by the run's preset
 #: (any other: WARM_IOPS_MIN_OTHER); summary() gives it as the metric warm_cold_ratio_min.
@@ -132,7 +134,29 @@ def _tier_shares(d: dict, a: float, b: float) -> dict:
     t = tier_rates(d)
     t = t[(t.index >= a) & (t.index < b)]
     tot = t.sum()
-    return {"dram_share": float(tot["DRAM (ARC)"] / tot.sum()), "dram_per_s": float(t["DRAM (ARC)"].mean())}
+    return {"dram_share": float(tot["DRAM (ARC)"] / tot.sum()), "l2_share": float(tot["L2ARC"] / tot.sum()),
+            "dram_per_s": float(t["DRAM (ARC)"].mean())}
+
+
+def band_edges(app, a: float, b: float, below: float, share: float, q=(0.05, 0.95)) -> tuple[float, ...]:
+    """The `q` quantiles (us) of one tier's band in fio's heat map over [a, b) s: the band that holds
+    `share` of the reads, above the fastest `below` of them (the faster tiers' share, by the ARC's
+    counters). 2009's figures are bands' edges ("begins returning data at 300 us", "2-10 ms"): these
+    are what compares with them, not the phase's median over every tier."""
+    if share <= 0:
+        return tuple(float("nan") for _ in q)
+    return tuple(app.percentile(100 * min(1.0, below + x * share), a, b) / 1000 for x in q)
+
+
+def header_memory(ks: pd.DataFrame) -> dict:
+    """The L2ARC headers' DRAM at its largest while the cache device was there (l2_hdr_size), with
+    the L2ARC's size at that moment; None where the run did not sample l2_hdr_size."""
+    if "l2_hdr_size" not in ks.columns or ks.empty:
+        return {"l2_hdr_peak_bytes": None, "l2_size_at_hdr_peak_mib": None, "hdr_size_at_hdr_peak_bytes": None}
+    t = ks["l2_hdr_size"].idxmax()
+    return {"l2_hdr_peak_bytes": int(ks["l2_hdr_size"][t]),
+            "l2_size_at_hdr_peak_mib": round(float(ks["l2_size"][t]) / 2 ** 20, 1),
+            "hdr_size_at_hdr_peak_bytes": int(ks["hdr_size"][t]) if "hdr_size" in ks.columns else None}
 
 
 def fill_window(ks: pd.DataFrame) -> tuple[float, float] | None:
@@ -217,7 +241,17 @@ def summary(d: dict) -> dict:
         "l2_hits_off": off["l2_hits"], "off_iops_predicted": round(off["predicted_iops"], 1),
         "dram_share_off_start": round(kept_share(d), 3),
     }
-    return off_metrics | {
+    # the tiers' bands: the L2ARC's above the DRAM hits (warm), the disks' above both caches (cold)
+    l2_lo, l2_hi = band_edges(app, warm["from_s"], warm["to_s"], tw["dram_share"], tw["l2_share"])
+    disk_share = 1 - tc["dram_share"] - tc["l2_share"]
+    disk_lo, disk_hi = band_edges(app, cold["from_s"], cold["to_s"], 1 - disk_share, disk_share)
+    return off_metrics | header_memory(ks) | {
+        "warm_l2_band_p05_us": round(l2_lo, 1), "warm_l2_band_p95_us": round(l2_hi, 1),
+        "cold_disk_band_p05_us": round(disk_lo, 1), "cold_disk_band_p95_us": round(disk_hi, 1),
+        "l2_share_warm": round(tw["l2_share"], 3), "disk_share_cold": round(disk_share, 3),
+        "disk_share_warm": round(1 - tw["dram_share"] - tw["l2_share"], 4),
+        # each thread waits for its read: by Little's law a read's mean time is threads / IOPS
+        "warm_mean_us": round(1e6 * p["threads"] / warm["iops"], 1),
         "cold_iops": round(cold["iops"], 1), "warm_iops": round(warm["iops"], 1),
         "warm_cold_ratio": round(warm["iops"] / cold["iops"], 2),
         "warm_cold_ratio_min": WARM_IOPS_MIN.get(d["preset"], WARM_IOPS_MIN_OTHER),

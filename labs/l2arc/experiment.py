@@ -67,7 +67,8 @@ def run(s) -> None:
                 fio_run(topo, "fill")
                 srv.reimport((zfs.DISKS,))   # a cold ARC
                 srv.add_cache(zram)          # an empty L2ARC (added after the fill: nothing in it)
-                srv.start_kstat_sampler()
+                # the headers' memory sampled while the cache device is there (after its removal it is 0)
+                srv.start_kstat_sampler(names=zfs.ARC_COUNTERS + ("l2_hdr_size", "hdr_size"))
                 events["cold_ms"] = int(time.time() * 1000)
             with s.phase("warmup"):
                 fio_run(topo, "random-reads")

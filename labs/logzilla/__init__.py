@@ -23,6 +23,7 @@ bursts, a shape the chapter checks, depended on the machine rather than on the p
     experiment.py   plan(), run(): the pool, fio's job, the change, the untars and the strace probe (the tool)
     analysis.py     load(), summary(): the heat maps, the disks' logs, zpool iostat, the untars and the probe
                     read back from a run directory, and the numbers
+    probes.py       the untars and the strace probe read back
     checks.py       CHECKS: the chapter's claims, each declared once
     untar.py        the untar itself, run in the fio container (Python's standard library only)
 
@@ -34,18 +35,20 @@ run() produces, under the run directory:
   untar/{with-log,no-log}.trace, .json    each untar's steps ("time_ns latency_ns op", op create or
                                           commit) and its summary (files, bytes, seconds)
   arcstats.json      the ARC's kstats at the end
+  zpool-iostat-latency.json   what `zpool iostat -l` and `-w` (OpenZFS's latency views) answered here
   events.json        wall-clock times of the change (change_ms) and of each untar's start and end
                      (untar_no_log_start_ms, untar_no_log_end_ms, untar_with_log_...), and which log
                      device was added (log_device: sealed in a mystery run)
 """
-from .analysis import (FIGURES_2009, detected_log, device_stats, load, load_untar, phase_stats, picket_fence,
-                       preset_of, summary, trace_stats, trace_summary, untar_stats, vdev_ops, windows)
+from .analysis import (FIGURES_2009, detected_log, device_stats, flush_serialisation, iostat_block, load, phase_stats,
+                       picket_fence, preset_of, summary, vdev_ops, windows)
+from .probes import load_untar, trace_stats, trace_summary, untar_stats
 from .checks import CHECKS, IOPS_RATIO_MIN, P50_RATIO_MIN, UNTAR_RATIO_MIN
 from .experiment import (DISK_BYTES, DISK_SPAN, HERE, INTENT, JOB, PROBE_IOS, SLOG_MB, SSD_MBPS, UNTAR_SEED, UNTARS,
                          disk_model, job_file, plan, recordsize, run, ssd_model, syscalls, untar, untars)
 
 __all__ = ["CHECKS", "DISK_BYTES", "DISK_SPAN", "FIGURES_2009", "HERE", "INTENT", "IOPS_RATIO_MIN", "JOB",
            "P50_RATIO_MIN", "PROBE_IOS", "SLOG_MB", "SSD_MBPS", "UNTARS", "UNTAR_RATIO_MIN", "UNTAR_SEED",
-           "detected_log", "device_stats", "disk_model", "job_file", "load", "load_untar", "phase_stats",
+           "detected_log", "device_stats", "disk_model", "flush_serialisation", "iostat_block", "job_file", "load", "load_untar", "phase_stats",
            "picket_fence", "plan", "preset_of", "recordsize", "run", "ssd_model", "summary", "syscalls",
            "trace_stats", "trace_summary", "untar", "untar_stats", "untars", "vdev_ops", "windows"]

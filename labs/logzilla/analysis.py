@@ -5,7 +5,6 @@ the run's preset included (from its run.json)."""
 from __future__ import annotations
 
 import json
-import statistics
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,60 +12,18 @@ import numpy as np
 import pandas as pd
 
 from perflab.analysis import heatmap
+from perflab.analysis.intervals import covered_s
 from perflab.fio import logs as fiolog
 from perflab.infra import zfs
 from perflab.run.record import RUN_JSON, RunRecord
 
-from .experiment import JOB, PROBE_IOS, UNTARS
+from .experiment import JOB
+from .probes import load_untar, trace_stats, trace_summary, untar_stats
 
 #: 2009 figures: Brendan Gregg's Logzilla screenshots post (2009): one client thread of NFS
 #: synchronous writes to a 7410 with 46 disks, then with 2 Logzillas.
 FIGURES_2009 = {"iops_before": 143, "iops_after": 1708, "lat_before": "2-9 ms (up to 8.93 ms)",
                 "lat_after": "229-305 us", "iops_ratio": 12, "lat_ratio": ">20"}
-
-
-def load_untar(data_dir: Path) -> dict | None:
-    """Each untar's summary and steps: {name: {"summary", "steps" (DataFrame t_ns, lat_ns, op)}}; None
-    for a run without them."""
-    udir = Path(data_dir) / "untar"
-    if not all((udir / f"{n}.json").is_file() for n in UNTARS):
-        return None
-    out = {}
-    for n in UNTARS:
-        steps = pd.read_csv(udir / f"{n}.trace", sep=" ", comment="#", names=["t_ns", "lat_ns", "op"])
-        out[n] = {"summary": json.loads((udir / f"{n}.json").read_text()), "steps": steps}
-    return out
-
-
-def untar_stats(u: dict) -> dict:
-    """Seconds per untar and their ratio; each step's median (us); the share of the untar's time that
-    its synchronous steps (create + commit) took."""
-    out = {}
-    for n in UNTARS:
-        sm, st = u[n]["summary"], u[n]["steps"]
-        key = n.replace("-", "_")
-        out[f"untar_s_{key}"] = round(sm["seconds"], 2)
-        out[f"untar_files_per_s_{key}"] = round(sm["files"] / sm["seconds"], 1)
-        for op in ("create", "commit"):
-            out[f"untar_{op}_p50_us_{key}"] = round(statistics.median(st.lat_ns[st.op == op]) / 1000, 1)
-        out[f"untar_sync_share_{key}"] = round(float(st.lat_ns.sum()) / 1e9 / sm["seconds"], 3)
-    out["untar_files"] = u["no-log"]["summary"]["files"]
-    out["untar_bytes"] = u["no-log"]["summary"]["bytes"]
-    out["untar_ratio"] = round(out["untar_s_no_log"] / out["untar_s_with_log"], 2)
-    return out
-
-
-def trace_summary(data_dir: Path) -> dict:
-    """The lines of the strace probe that matter: the open of the data file and the call counts."""
-    fdir = Path(data_dir) / "fio"
-    opens = [ln.split(None, 1)[-1] for ln in (fdir / "strace-open.txt").read_text().splitlines()
-             if "probe.dat" in ln and "openat" in ln]
-    counts = {}
-    for ln in (fdir / "strace-count.txt").read_text().splitlines():
-        parts = ln.split()
-        if len(parts) >= 5 and parts[-1].isidentifier() and parts[3].isdigit():
-            counts[parts[-1]] = int(parts[3])
-    return {"opens": opens, "calls": counts, "probe_ios": PROBE_IOS}
 
 
 def preset_of(data_dir: Path) -> str | None:
@@ -101,11 +58,28 @@ def load(data_dir: Path) -> dict:
         zfs.parse_iostat(text, int(start_file.read_text()) if start_file.exists() else None)
     if "t_epoch_ms" in iostat:
         iostat["t_s"] = (iostat["t_epoch_ms"] - t0) / 1000
+    raw = {"text": "" if text.startswith("sealed1:") else text,
+           "start_ms": int(start_file.read_text()) if start_file.exists() else None}
+    latency_tools = data_dir / "zpool-iostat-latency.json"
     return {"app": app, "device": device, "per_disk": per_disk, "iostat": iostat, "t0_ms": t0,
+            "iostat_raw": raw,
+            "zpool_latency_tools": json.loads(latency_tools.read_text()) if latency_tools.is_file() else None,
             "t_add_s": (events["change_ms"] - t0) / 1000, "events": events,
             "jobs": fiolog.job_table(result), "capture": "hist" if hist else "perio",
             "fio_version": result.get("fio version"), "mount_ms": mount_ms, "untar": load_untar(data_dir),
             "trace": trace_summary(data_dir), "preset": preset_of(data_dir)}
+
+
+def iostat_block(d: dict, t_s: float) -> str | None:
+    """zpool iostat -v's block for the second that ends at or after `t_s` (seconds from t0), as it
+    printed it (its first block is the average since the import; block k ends k seconds after
+    iostat.start). None where the run has no such block."""
+    raw = d["iostat_raw"]
+    if not raw["text"] or raw["start_ms"] is None:
+        return None
+    blocks = [b.strip("\n") for b in raw["text"].split("\n\n") if b.strip()]
+    k = int(np.ceil((d["t0_ms"] + 1000 * t_s - raw["start_ms"]) / 1000))
+    return blocks[k] if 1 <= k < len(blocks) else None
 
 
 def windows(d: dict) -> dict[str, tuple[float, float]]:
@@ -192,6 +166,43 @@ def device_stats(d: dict) -> dict:
     return out
 
 
+def flush_serialisation(d: dict, p50_before_us: float, p50_after_us: float) -> dict:
+    """How the "before" writes' cache flushes ran, from the emulator's per-I/O logs (each line: an I/O's
+    completion and its service time): the share of the phase some disk was flushing, the flush time per
+    fio write, and how much of the flushes' summed time overlapped another disk's flush (0: they ran one
+    after another). ZFS sends a flush to every disk the commit wrote; zfs-fuse's file vdevs serve each
+    with an fsync that returns before the next disk's is sent, so a write pays them one after another,
+    where a real disk vdev's flushes run side by side. The last two numbers say what that does to the
+    median: the "before" median with one flush's time in place of `flushes_per_write` flushes, and the
+    median ratio it would give."""
+    df = pd.concat(d["per_disk"].values())
+    t_end = ((df.time_ms + d["mount_ms"] - d["t0_ms"]) / 1000).to_numpy()
+    a, b = windows(d)["before"]
+    sel = (df.ddir.to_numpy() == 3) & (t_end >= a) & (t_end < b)
+    ends = t_end[sel]
+    starts = np.maximum(ends - df.lat_ns.to_numpy()[sel] / 1e9, a)
+    n = phase_stats(d["app"], a, b)["ios"]
+    if not len(ends) or not n:
+        return {"flush_busy_share_before": None, "flush_ms_per_write_before": None, "flush_overlap_before": None,
+                "p50_before_one_flush_us": None, "p50_ratio_one_flush": None}
+    busy, summed = covered_s(starts, ends), float((ends - starts).sum())
+    per_write, flush_us = len(ends) / n, float(np.median(df.lat_ns.to_numpy()[sel])) / 1000
+    one_flush = p50_before_us - max(0.0, per_write - 1) * flush_us
+    return {"flush_busy_share_before": round(float(busy / (b - a)), 3),
+            "flush_ms_per_write_before": round(float(1000 * busy / n), 2),
+            "flush_overlap_before": round(float(1 - busy / summed), 4) if summed else None,
+            "p50_before_one_flush_us": round(float(one_flush), 1),
+            "p50_ratio_one_flush": round(float(one_flush / p50_after_us), 2)}
+
+
+def top_bucket_share(app, a: float, b: float) -> dict:
+    """The heat map's busiest latency bucket over [a, b) s: its edges (us) and its share of the I/Os."""
+    cols = app.counts[int(a / app.col_s):int(b / app.col_s)].sum(axis=0)
+    i = int(np.argmax(cols))
+    return {"lo_us": float(app.edges_ns[i]) / 1000, "hi_us": float(app.edges_ns[i + 1]) / 1000,
+            "share": float(cols[i] / cols.sum()) if cols.sum() else 0.0}
+
+
 def detected_log(dev: dict, p50_after_us: float) -> str | None:
     """What the evidence says was added half-way, by the same run's own disks: "none" while the data
     disks still get at least half as many cache flushes per fio write as before (the intent log is
@@ -204,15 +215,6 @@ def detected_log(dev: dict, p50_after_us: float) -> str | None:
     if after >= 0.5 * before:
         return "none"
     return "disk" if p50_after_us >= 0.5 * flush else "ssd"
-
-
-def trace_stats(tr: dict) -> dict:
-    """The strace probe in numbers: whether the job's open of its file carried O_DSYNC, its pwrite64 calls
-    (None if strace counted none), its fsync and fdatasync calls, and the writes it was asked for."""
-    return {"trace_open_dsync": any("O_DSYNC" in o for o in tr["opens"]),
-            "trace_pwrite64": tr["calls"].get("pwrite64"),
-            "trace_flushes": tr["calls"].get("fsync", 0) + tr["calls"].get("fdatasync", 0),
-            "trace_probe_ios": tr["probe_ios"]}
 
 
 def summary(d: dict) -> dict:
@@ -247,6 +249,9 @@ def summary(d: dict) -> dict:
         "t_add_s": round(d["t_add_s"], 2),
         **(dev := device_stats(d)),
         "detected_log": detected_log(dev, a["p50_us"]),
+        **flush_serialisation(d, b["p50_us"], a["p50_us"]),
+        **{f"before_top_bucket_{k}": round(v, 3 if k == "share" else 1)
+           for k, v in top_bucket_share(d["app"], *w["before"]).items()},
         **(untar_stats(d["untar"]) if d.get("untar") else {}),
         **trace_stats(d["trace"]),
         "preset": d["preset"],

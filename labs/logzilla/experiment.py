@@ -123,6 +123,11 @@ def run(s) -> None:
                 untar(topo, tags["fio"], exp, udir, "with-log", p["untar_files"], s, events)
             with s.phase("collect"):
                 s.write_json("arcstats.json", data=zfs.read_kstats(srv))
+                # what zpool iostat offers for latency here (OpenZFS has -l and -w; the chapter says what
+                # this zfs-fuse answered)
+                s.write_json("zpool-iostat-latency.json", data={
+                    " ".join(c): dict(zip(("exit", "output"), srv.exec(c, check=False)))
+                    for c in (["zpool", "iostat", "-l", zfs.POOL], ["zpool", "iostat", "-w", zfs.POOL])})
                 syscalls(topo, tags["fio"], exp, out, p["bs"])
                 srv.stop()
     finally:

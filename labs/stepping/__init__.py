@@ -18,14 +18,16 @@ run() produces, under the run directory:
   fio/stepped.stdout.txt    fio's own output
   fio/step_iops.N.log       reader N's reads per second    (log_avg_msec=1000, log_unix_epoch=1)
   fio/step_clat.N.log       reader N's mean completion latency per second
+  iostat.txt                `iostat -x` of the disk under the readers, on the host, once a second
 
 detect_saturation() finds the first step whose added reader no longer adds throughput; the chapter
 checks it against the step predicted by limit / per-reader demand.
 """
-from .analysis import (GAIN_FRACTION, demand_iops, detect_saturation, load, per_second, predicted_step, reader_demand, steps,
-                       summary)
+from .analysis import (GAIN_FRACTION, demand_iops, detect_saturation, iostat_plateau, iostat_view, load, per_second,
+                       predicted_step, reader_demand, steps, summary)
 from .checks import CHECKS
 from .experiment import JOB, job_file, plan, run, sanity_context
 
-__all__ = ["CHECKS", "GAIN_FRACTION", "JOB", "demand_iops", "detect_saturation", "job_file", "load", "per_second",
+__all__ = ["CHECKS", "GAIN_FRACTION", "JOB", "demand_iops", "detect_saturation", "iostat_plateau", "iostat_view",
+           "job_file", "load", "per_second",
            "plan", "predicted_step", "reader_demand", "run", "sanity_context", "steps", "summary"]

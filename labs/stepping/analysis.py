@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from perflab.fio import jobs as fio, logs as fiolog
+from perflab.infra import iostat
 from perflab.run.record import params_of
 
 from .experiment import JOB
@@ -131,9 +132,37 @@ def load(data_dir: Path) -> dict:
     threads = len(jf.jobs())
     step_s = float(jf.get("t2", "startdelay"))
     st = steps(data_dir, step_s, threads)
+    io = data_dir / "iostat.txt"
     return {"seconds": sec, "steps": st, "saturation": detect_saturation(st),
             "jobs": fiolog.job_table(fiolog.read_fio_json(data_dir / "fio" / f"{JOB}.json")),
+            "iostat": iostat.read(io) if io.is_file() else None,
             "limit_iops": params["limit_iops"], "think": params["think"]}
+
+
+def iostat_plateau(io: pd.DataFrame | None, limit: float, share: float = 0.8) -> pd.DataFrame | None:
+    """iostat's seconds at the plateau: those in which the disk served at least `share` of the
+    limit's reads (the disk serves other reads too, so the plateau is found by its rate, not its
+    clock). None where the run has no iostat, or iostat saw no such second."""
+    if io is None or io.empty:
+        return None
+    on = io[io["r/s"] >= share * limit]
+    return on if len(on) else None
+
+
+def iostat_view(d: dict) -> dict:
+    """What iostat -x said of the disk at the plateau (medians over its seconds there): reads a
+    second, their await and queue size as iostat counts them, and %util; with fio's latency at the
+    last step over iostat's await."""
+    on = iostat_plateau(d.get("iostat"), d["limit_iops"])
+    keys = ("iostat_seconds_plateau", "iostat_rps_plateau", "iostat_r_await_ms_plateau", "iostat_aqu_plateau",
+            "iostat_util_plateau", "fio_over_iostat_await")
+    if on is None:
+        return dict.fromkeys(keys)
+    await_ms = float(on["r_await"].median())
+    last_us = float(d["steps"]["clat_us"].iloc[-1])
+    return dict(zip(keys, (len(on), round(float(on["r/s"].median()), 1), round(await_ms, 3),
+                           round(float(on["aqu-sz"].median()), 3), round(float(on["%util"].median()), 1),
+                           round(last_us / 1000 / await_ms, 1) if await_ms > 0 else None)))
 
 
 def summary(d: dict) -> dict:
@@ -157,6 +186,7 @@ def summary(d: dict) -> dict:
         "max_readers": int(st["readers"].max()),
         "linear_fit": round(float((below["iops"] / (below["readers"] * one)).min()), 3) if len(below) else None,
         **_plateau(st, sat, p),
+        **iostat_view(d),
     }
 
 

@@ -4,6 +4,7 @@ docker's --device-read-iops)."""
 from __future__ import annotations
 
 from perflab.fio import jobs as fio
+from perflab.infra import iostat
 from perflab.infra.containers import Topology, volumes_disk
 from perflab.infra.labdirs import made_dirs
 
@@ -49,7 +50,9 @@ def run(s) -> None:
             topo.run(tag, "layout", ["fio", "--name=layout", "--filename=/data/stepping.dat", "--rw=write",
                                      "--bs=1m", f"--size={p['file_size']}", "--end_fsync=1"],
                      volumes=data, network_mode="none", timeout=600)
-        with s.phase("step"):
+        with s.phase("step"), iostat.sampling(s.ledger, [disk], s.path("iostat.txt")):
+            # iostat -x on the same disk, as a learner would run it on a server (the chapter sets it
+            # beside fio's view)
             fio.run_in_container(topo, tag, job, out, JOB, volumes=data, timeout=3600,
                                  device_read_iops=[{"Path": disk, "Rate": int(p["limit_iops"])}])
     with s.phase("collect"):

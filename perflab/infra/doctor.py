@@ -65,6 +65,9 @@ def probes() -> dict[str, Probe]:
     hw = rc == 0 and "not supported" not in txt and "<not counted>" not in txt
     add("hw-counters", hw, "perf stat counts instructions" if hw else
         ("perf not installed" if rc == 127 else "hardware counters not supported on this machine"))
+    io = shutil.which("iostat")
+    add("iostat", io is not None, f"{io}: the stepping and jbod chapters show its view beside fio's" if io else
+        "iostat not installed (Debian: sysstat; make setup installs it): those chapters say 'not shown here'")
     add("root", os.geteuid() == 0, "running as root" if os.geteuid() == 0 else "not root: labs that make devices need root")
     return out
 

@@ -31,6 +31,8 @@ BACKING = "/backing"
 DEVLOG = "/devlog"
 SLOW_LOG_BACKING = "/backing-log"   # a slow log device's file (ZfsServer.add_disk_log) ...
 SLOW_LOG_DIR = "/slowlog"           # ... served by its own slowdisk mount
+#: the ARC's counters ZfsServer.start_kstat_sampler samples unless told others
+ARC_COUNTERS = ("hits", "misses", "l2_hits", "l2_misses", "l2_size", "size", "c", "l2_feeds", "l2_write_bytes")
 
 
 @dataclass
@@ -201,13 +203,25 @@ class ZfsServer:
         crashed at `zpool remove` of one, in a CI run on 2026-11-26 and in 2 of 3 runs on Debian 13.)"""
         self.exec(["zpool", "remove", POOL, dev])
 
+    def export(self, name: str = POOL, within_s: float = 60.0) -> None:
+        """`zpool export name`, tried again while ZFS says the pool is busy: a fio container that has
+        just ended may still hold its mount for a moment (seen on a slow scratch disk, where Docker
+        takes longer to tear a container down). Any other failure, or busy for `within_s`, raises."""
+        deadline = time.monotonic() + within_s
+        while True:
+            code, text = self.exec(["zpool", "export", name], check=False)
+            if code == 0:
+                return
+            if "busy" not in text or time.monotonic() > deadline:
+                raise ExecFailed(f"zpool export {name}: exit {code}: {text.strip()[-800:]}")
+            time.sleep(0.5)
+
     def reimport(self, dirs=(DISKS, "/dev")) -> None:
         """Export and import the pool: the ARC and the (non-persistent) L2ARC start cold."""
-        self.exec(["zpool", "export", POOL])
+        self.export(POOL)
         self.exec(["zpool", "import", *sum((["-d", d] for d in dirs), []), POOL])
 
-    def start_kstat_sampler(self, names=("hits", "misses", "l2_hits", "l2_misses", "l2_size", "size", "c",
-                                         "l2_feeds", "l2_write_bytes"), interval_s: float = 1.0) -> None:
+    def start_kstat_sampler(self, names=ARC_COUNTERS, interval_s: float = 1.0) -> None:
         """Append one line per interval to /devlog/arcstats.csv: epoch ms, then the counters."""
         cols = " ".join(names)
         script = (f"cd /zfs-kstat/zfs/arcstats && echo \"t_ms {cols}\" > {DEVLOG}/arcstats.txt && "

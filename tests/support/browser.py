@@ -476,6 +476,33 @@ def captions_cut(html_dir: Path, chapter_file: Path, width: int = 390, log: Path
     return len(caps), [c for c in caps if c[0] < -1 or c[1] > c[2] + 1]
 
 
+#: the first plotly figure's drawn background and text colour
+FIGURE_COLOURS_JS = ("(() => { const g = document.querySelector('.plotly-graph-div'); "
+                     "return g && g._fullLayout ? [g._fullLayout.paper_bgcolor, g._fullLayout.font.color] : null; })()")
+
+
+def figure_colours_by_theme(html_dir: Path, chapter_file: Path, shot: Path | None = None,
+                            log: Path | None = None) -> dict[str, list | None]:
+    """A chapter's first figure's background and text colour as drawn in the light theme, after the
+    theme is switched to dark (the page's own switch: html[data-theme]), and back to light; with a
+    screenshot of the dark page when `shot` is given."""
+    out: dict[str, list | None] = {}
+    with Chromium(log=log) as b:
+        page = b.new_page()
+        page.goto(chapter_url(html_dir, chapter_file))
+        page.wait_for("document.readyState === 'complete' && document.querySelector('.plotly-graph-div')"
+                      " && document.querySelector('.plotly-graph-div')._fullLayout")
+        for theme in ("light", "dark", "light again"):
+            before = json.dumps(page.evaluate(FIGURE_COLOURS_JS))
+            page.evaluate(f"document.documentElement.setAttribute('data-theme', '{theme.split()[0]}')")
+            if theme != "light":   # wait for the restyle (the first light is as loaded)
+                page.wait_for(f"JSON.stringify({FIGURE_COLOURS_JS}) !== {json.dumps(before)}", timeout=5)
+            out[theme] = page.evaluate(FIGURE_COLOURS_JS)
+            if theme == "dark" and shot is not None:
+                page.screenshot(shot)
+    return out
+
+
 def chapter_url(html_dir: Path, chapter_file: Path) -> str:
     return (Path(html_dir) / Path(chapter_file).with_suffix(".html")).resolve().as_uri()
 
