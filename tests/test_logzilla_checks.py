@@ -53,15 +53,11 @@ def test_summary_reads_the_preset_and_the_probe_from_the_run(lab):
 
 
 def test_every_bound_fails_on_its_wrong_side(lab):
-    probed = 0
-    for c in lab.CHECKS:
-        if not isinstance(c.value, str):
-            continue
-        assert checks.status(c.evaluate(checks.probe(c, OURS, P, side="pass"), P)) == checks.PASS, c.name
-        o = c.evaluate(checks.probe(c, OURS, P, side="fail"), P)
-        assert checks.status(o) == checks.FAIL, (c.name, o)   # nothing excuses it on any machine
-        probed += 1
-    assert probed == 6
+    """Each metric check just either side of its bound (and each end of a range): the pass side passes,
+    the fail side fails; this run could show every phenomenon, so no "not shown here" excuses it."""
+    assert checks.wrong_sides(lab.CHECKS, OURS, P, nothing_excuses=True) == []
+    assert sum(isinstance(c.value, str) for c in lab.CHECKS) == 6
+
 
 
 @pytest.mark.parametrize("preset,iops_ratio,expect", [

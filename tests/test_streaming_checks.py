@@ -66,15 +66,10 @@ def test_the_summary_of_the_reference_passes_and_measures_the_start_up(lab, para
 
 
 def test_every_metric_bound_fails_on_its_wrong_side(lab, ours, params):
-    probed = 0
-    for c in lab.CHECKS:
-        if not isinstance(c.value, str):
-            continue
-        assert checks.status(c.evaluate(checks.probe(c, ours, params, side="pass"), params)) == checks.PASS, c.name
-        o = c.evaluate(checks.probe(c, ours, params, side="fail"), params)
-        assert checks.status(o) == checks.FAIL, (c.name, o)   # nothing excuses it
-        probed += 1
-    assert probed == 7
+    """Each metric check just either side of its bound (and each end of a range): the pass side passes,
+    the fail side fails; this run could show every phenomenon, so no "not shown here" excuses it."""
+    assert checks.wrong_sides(lab.CHECKS, ours, params, nothing_excuses=True) == []
+
 
 
 @pytest.mark.parametrize("name,metrics,passes", [
