@@ -136,7 +136,7 @@ def _server_answering(answers):
     """A ZfsServer whose exec answers `answers` in turn (no container)."""
     from perflab.infra import zfs
 
-    srv = object.__new__(zfs.ZfsServer)
+    srv = zfs.ZfsServer(topo=None, container=None, export=Path("/run/perflab/x/export"))   # as start() makes it
     calls = []
 
     def exec_(cmd, check=True, **kw):
@@ -151,13 +151,13 @@ def test_export_waits_out_a_busy_pool_and_fails_on_anything_else(monkeypatch):
 
     monkeypatch.setattr(zfs.time, "sleep", lambda s: None)
     srv, calls = _server_answering([(1, "cannot export 'tank': pool is busy")] * 2 + [(0, "")])
-    srv.export()
+    srv.export_pool()
     assert calls == [["zpool", "export", "tank"]] * 3
     srv, calls = _server_answering([(1, "cannot open 'tank': no such pool")])
     with pytest.raises(zfs.ExecFailed, match="no such pool"):
-        srv.export()
+        srv.export_pool()
     assert len(calls) == 1
     srv, calls = _server_answering([(1, "cannot export 'tank': pool is busy")] * 3)
     with pytest.raises(zfs.ExecFailed, match="busy"):
-        srv.export(within_s=-1)
+        srv.export_pool(within_s=-1)
     assert len(calls) == 1

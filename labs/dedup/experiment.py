@@ -55,7 +55,7 @@ def run(s) -> None:
                 events["written_ms"] = int(time.time() * 1000)
             with s.phase("estimate"):
                 for name in ("est", "ctl"):   # export and import: every block is on disk for zdb
-                    srv.export(name)
+                    srv.export_pool(name)
                     srv.exec(["zpool", "import", "-d", zfs.BACKING, name])
                     t = time.time()
                     (zdir / f"zdb-S-{name}.txt").write_text(srv.exec(["zdb", "-S", name])[1])
@@ -70,7 +70,7 @@ def run(s) -> None:
             with s.phase("dedup"):
                 t = time.time()
                 srv.sh(f"cp {zfs.EXPORT}/est/* {zfs.EXPORT}/ddp/")
-                srv.export("ddp")
+                srv.export_pool("ddp")
                 srv.exec(["zpool", "import", "-d", zfs.BACKING, "ddp"])
                 events["copy_s"] = round(time.time() - t, 3)
                 (zdir / "zpool-list.txt").write_text(

@@ -104,7 +104,7 @@ def run(s) -> None:
                     jobs["write"].apply({"stream-write": {"write_bw_log": f"{lay}-write", "write_hist_log": f"{lay}-write"}})
                     job = jobs["write"].write(out / f"{lay}-write.fio")
                     ev["write"] = _fio(client, job.name, f"{lay}-write", planned[f"{lay}-write"])
-                    srv.export()       # the last txg reaches the disks
+                    srv.export_pool()       # the last txg reaches the disks
                     ev["write_synced_ms"] = int(time.time() * 1000)
                     srv.exec(["zpool", "import", "-d", zfs.DISKS, zfs.POOL])   # and the ARC is cold
                     ev["imported_ms"] = int(time.time() * 1000)
@@ -114,7 +114,7 @@ def run(s) -> None:
                         jobs["read"].apply({"stream-read": {"write_bw_log": f"{lay}-read", "write_hist_log": f"{lay}-read"}})
                         job = jobs["read"].write(out / f"{lay}-read.fio")
                         ev["read"] = _fio(client, job.name, f"{lay}-read", planned[f"{lay}-read"])
-                srv.export()
+                srv.export_pool()
                 ev["exported_ms"] = int(time.time() * 1000)
             with s.phase("collect"):
                 srv.stop()

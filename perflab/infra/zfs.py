@@ -203,7 +203,7 @@ class ZfsServer:
         crashed at `zpool remove` of one, in a CI run on 2026-11-26 and in 2 of 3 runs on Debian 13.)"""
         self.exec(["zpool", "remove", POOL, dev])
 
-    def export(self, name: str = POOL, within_s: float = 60.0) -> None:
+    def export_pool(self, name: str = POOL, within_s: float = 60.0) -> None:
         """`zpool export name`, tried again while ZFS says the pool is busy: a fio container that has
         just ended may still hold its mount for a moment (seen on a slow scratch disk, where Docker
         takes longer to tear a container down). Any other failure, or busy for `within_s`, raises."""
@@ -218,7 +218,7 @@ class ZfsServer:
 
     def reimport(self, dirs=(DISKS, "/dev")) -> None:
         """Export and import the pool: the ARC and the (non-persistent) L2ARC start cold."""
-        self.export(POOL)
+        self.export_pool(POOL)
         self.exec(["zpool", "import", *sum((["-d", d] for d in dirs), []), POOL])
 
     def start_kstat_sampler(self, names=ARC_COUNTERS, interval_s: float = 1.0) -> None:
