@@ -8,7 +8,8 @@ the commands themselves are perflab.commands.
     perflab assign LAB --students CSV --seed S --out DIR   a class's mystery labs and the answer key
     perflab grade --key KEY SUBMISSION | --class DIR       mark submissions against the key
     perflab heatmap LOG... [--html OUT] [--csv OUT] [--save OUT.npz]   (or MAP.npz... --merge)
-                  [--trace bpftrace|biosnoop|blkparse] [--map latency|offset|subsecond] [--by DIM]
+                  [--trace bpftrace|biosnoop|blkparse|trace2heatmap] [--units-time U] [--units-latency U]
+                  [--map latency|offset|subsecond] [--by DIM]
     perflab compare RUN_A RUN_B [--noise RUN...] [--html OUT]   did the latencies move beyond
                                           run-to-run noise? (exit 0 same within noise, 1 differs)
     perflab clean [--check] [--run ID]    remove what runs left behind (labelled or recorded only)
@@ -99,8 +100,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--col", type=float, default=1.0, help="column width in seconds (default 1)")
     p.add_argument("--linear-us", type=float, help="linear latency buckets of this width (us) instead of log-linear")
     p.add_argument("--title")
-    p.add_argument("--trace", choices=["bpftrace", "biosnoop", "blkparse"],
-                   help="the inputs are tracer output of this form, not fio logs")
+    p.add_argument("--trace", choices=["bpftrace", "biosnoop", "blkparse", "trace2heatmap"],
+                   help="the inputs are tracer output of this form, not fio logs (trace2heatmap: trace2heatmap.pl's "
+                        "two columns, time and latency)")
+    p.add_argument("--units-time", choices=["s", "ms", "us", "ns"],
+                   help="trace2heatmap: the time column's units (default: the header's, else s)")
+    p.add_argument("--units-latency", choices=["s", "ms", "us", "ns"],
+                   help="trace2heatmap: the latency column's units (default: the header's, as in TIMEus DELTAus)")
     p.add_argument("--map", choices=["latency", "offset", "subsecond"], default="latency",
                    help="rows: latency (default), disk offset (fio: log_offset=1), or time within the second")
     p.add_argument("--by", metavar="DIM", help="one map per value: op, job, client, file (fio); disk, op, comm, "

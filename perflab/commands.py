@@ -182,7 +182,8 @@ def cmd_heatmap(m, args) -> int:
         row = None if args.row is None else (int(args.row) if args.map == "offset" else int(args.row * 1_000_000))
         out = heatmap.render(args.logs, html=args.html, csv=args.csv, col_s=args.col,
                              linear_ns=int(args.linear_us * 1000) if args.linear_us else None, title=args.title,
-                             save=args.save, trace=args.trace, what=args.map, by=args.by, row=row)
+                             save=args.save, trace=args.trace, what=args.map, by=args.by, row=row,
+                             units=(args.units_time, args.units_latency))
     except (OSError, ValueError) as e:   # an input or output the user named: refused (exit 2)
         raise Refused(str(e)) from None
     for k, hm in (out.items() if isinstance(out, dict) else [("", out)]):

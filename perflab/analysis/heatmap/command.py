@@ -21,13 +21,15 @@ __all__ = ["render"]
 def render(paths, html: str | os.PathLike | None = None, csv: str | os.PathLike | None = None,
            linear_ns: int | None = None, col_s: float = 1.0, sub: int = 8,
            title: str | None = None, save: str | os.PathLike | None = None, *, trace: str | None = None,
-           what: str = "latency", by: str | None = None, row: int | None = None) -> HeatMap | dict[str, HeatMap]:
+           what: str = "latency", by: str | None = None, row: int | None = None,
+           units: tuple[str | None, str | None] = (None, None)) -> HeatMap | dict[str, HeatMap]:
     """Build a heat map from fio logs (or tracer output, or saved maps) and write its cells and/or
     a standalone page.
 
     The kind of fio log is read from the files: a histogram log has more than 100 fields a
     line, a per-I/O log 4-7 (all files must be of one kind; empty files are skipped).
-    ``trace`` reads tracer output instead (bpftrace, biosnoop, blkparse).  ``what``: the rows
+    ``trace`` reads tracer output instead (bpftrace, biosnoop, blkparse, trace2heatmap; ``units``:
+    the time and latency columns' units of the last).  ``what``: the rows
     are latency, disk offset or the time within the second; ``by``: one map per value of that
     dimension (drawn one under the other on one colour scale; the CSV gets a column for it).
     ``csv`` gets :meth:`HeatMap.write_csv`; ``html`` a standalone page with plotly.js inline (it
@@ -47,7 +49,10 @@ def render(paths, html: str | os.PathLike | None = None, csv: str | os.PathLike 
         _write({"": hm}, files, html, csv, save, title, linear=hm.scale == "linear", by=None)
         return hm
     if trace is not None:
-        out = from_trace(files, trace, col_s=col_s, sub=sub, linear_ns=linear_ns, what=what, by=by, row=row)
+        out = from_trace(files, trace, col_s=col_s, sub=sub, linear_ns=linear_ns, what=what, by=by, row=row,
+                         units=units)
+    elif units != (None, None):
+        raise ValueError("--units-time and --units-latency are for --trace trace2heatmap")
     else:
         kinds = {k for k in (detect_log_kind(p) for p in files) if k is not None}
         if len(kinds) > 1:

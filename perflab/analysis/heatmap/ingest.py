@@ -132,7 +132,9 @@ def from_events(pieces: Iterable[Events], *, what: str = "latency", by: str | No
             accs[label] = Accumulator(rows.n, col_ms, t0_ms, max_bytes, from_first)
         return accs[label]
 
+    said: list[str] = []
     for ev in pieces:
+        said += [n for n in ev.notes if n not in said]
         if not len(ev):
             continue
         if what == "offset" and ev.offset is None:
@@ -160,8 +162,8 @@ def from_events(pieces: Iterable[Events], *, what: str = "latency", by: str | No
     maps = {}
     for label, a in accs.items():
         e, counts, over = a.result(edges, trim)
-        notes = a.notes() + ([f"{by} has more than {MAX_DIM_VALUES} values: the later ones are "
-                              "drawn together as 'other'"] if other else [])
+        notes = said + a.notes() + ([f"{by} has more than {MAX_DIM_VALUES} values: the later ones are "
+                                     "drawn together as 'other'"] if other else [])
         maps[label] = HeatMap(e, counts, a.col_ms / 1000, a.origin(), over, tuple(sources), kind,
                               "log-linear" if what == "latency" and buckets.scale == "log-linear" else "linear",
                               True, notes, what)
@@ -169,7 +171,7 @@ def from_events(pieces: Iterable[Events], *, what: str = "latency", by: str | No
         if not maps:
             e = edges[:2] if trim else edges
             return HeatMap(e, np.zeros((0, len(e) - 1), np.int64), col_ms / 1000, t0_ms or 0, None,
-                           tuple(sources), kind, "linear" if what != "latency" else buckets.scale, True, [], what)
+                           tuple(sources), kind, "linear" if what != "latency" else buckets.scale, True, said, what)
         return maps[""]
     if trim and maps:   # drill-down maps share rows too: the tallest one's
         tall = max((m.edges_ns for m in maps.values()), key=len)
@@ -221,16 +223,18 @@ def from_lat_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None 
 
 def from_trace(paths, form: str, col_s: float = 1.0, sub: int = 8, linear_ns: int | None = None, *,
                what: str = "latency", by: str | None = None, row: int | None = None,
-               t0_ms: int | None = None, max_bytes: int = MAX_MAP_BYTES) -> HeatMap | dict[str, HeatMap]:
-    """Heat map of block-layer tracer output (``form``: bpftrace, biosnoop, blkparse; see
+               t0_ms: int | None = None, max_bytes: int = MAX_MAP_BYTES,
+               units: tuple[str | None, str | None] = (None, None)) -> HeatMap | dict[str, HeatMap]:
+    """Heat map of tracer output (``form``: bpftrace, biosnoop, blkparse, trace2heatmap; see
     :mod:`~perflab.analysis.heatmap.traces`), streamed like :func:`from_lat_log`; the columns
-    start at the first I/O.  Several files of one trace (one clock) are summed."""
+    start at the first I/O.  Several files of one trace (one clock) are summed. ``units``: the time
+    and the latency columns' units of a trace2heatmap trace (None: from its header, else time in s)."""
     files = log_paths(paths)
     buckets = make_buckets(sub, linear_ns, 128, 2 ** 34, None)
 
     def pieces():
         for p in files:
-            yield from trace_events(p, form)
+            yield from trace_events(p, form, units)
     return from_events(pieces(), what=what, by=by, col_s=col_s, buckets=buckets, row=row, t0_ms=t0_ms,
                        max_bytes=max_bytes, kind=form, sources=map(str, files), trim=bool(linear_ns),
                        from_first=True)

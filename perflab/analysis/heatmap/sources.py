@@ -55,6 +55,7 @@ class Events:
     dims: dict[str, Dim] = field(default_factory=dict)
     where: str = ""
     row: np.ndarray | None = None     # latency already as bucket numbers (the fast fio path)
+    notes: tuple[str, ...] = ()       # what the reader says of its source (lines it skipped): the map's notes
 
     def __len__(self) -> int:
         return len(self.t_ms)

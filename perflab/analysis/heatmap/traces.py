@@ -1,6 +1,6 @@
-"""Block-layer tracers' text, read as :class:`~perflab.analysis.heatmap.sources.Events` pieces.
+"""Tracers' text, read as :class:`~perflab.analysis.heatmap.sources.Events` pieces.
 
-Three forms a storage engineer already has (``perflab heatmap --trace FORM``):
+Four forms a storage engineer already has (``perflab heatmap --trace FORM``):
 
 ``bpftrace``
     One line per I/O: ``time_ns latency_ns [dimension ...]``, fields separated by blanks; a line
@@ -16,6 +16,16 @@ Three forms a storage engineer already has (``perflab heatmap --trace FORM``):
     blkparse's default output: each ``D`` (issued to the driver) is paired with the ``C``
     (completed) of the same device and sector; the latency is the time between them.  Other
     actions and blkparse's closing summary are skipped.
+``trace2heatmap``
+    The input of Brendan Gregg's trace2heatmap.pl, which his DTrace, perf and bpftrace one-liners
+    print: two numbers a line, a time and a latency, and an optional header line (one with letters
+    in it, as trace2heatmap.pl takes it: ``TIMEus DELTAus``). Units as trace2heatmap.pl's
+    ``--unitstime`` (s, ms, us, ns; default s) and, for the latency, ``--units-latency``; where the
+    options leave one out, a header name that ends in a unit gives it (``TIMEus``: microseconds),
+    and a latency of no known unit is refused (trace2heatmap.pl only labels it; a map needs it).
+    Lines with fewer than two fields (``[...]`` pasted from a tool's output) are skipped, as
+    trace2heatmap.pl skips them, and counted in the map's notes; a line whose first two fields are
+    not numbers is refused, named.
 
 Time stamps count from the tracer's own origin (boot, or the trace's start): the map's columns
 start at the first I/O.  Dimensions: ``disk``, ``op``, ``comm``, ``pid`` where the form has them.
@@ -35,9 +45,11 @@ import numpy as np
 from perflab.fio.logs import FioLogError, open_log
 from perflab.analysis.heatmap.sources import Dim, Events
 
-__all__ = ["FORMS", "trace_events", "PIECE_LINES"]
+__all__ = ["FORMS", "PIECE_LINES", "UNITS_NS", "trace_events"]
 
-FORMS = ("bpftrace", "biosnoop", "blkparse")
+FORMS = ("bpftrace", "biosnoop", "blkparse", "trace2heatmap")
+#: trace2heatmap.pl's time units, as nanoseconds
+UNITS_NS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 PIECE_LINES = 200_000
 
 
@@ -191,11 +203,66 @@ def _blkparse(path: Path) -> Iterator[Events]:
     yield from piece.flush()
 
 
-def trace_events(path: str | os.PathLike, form: str) -> Iterator[Events]:
-    """:class:`Events` pieces of one tracer output file of form ``form`` (see the module)."""
+def _header_unit(name: str) -> str | None:
+    """The unit a header name ends in (TIMEus: us; LAT_ms: ms), or None."""
+    m = re.search(r"(?<=[A-Za-z_(])(ns|us|ms|s)\)?$", name)
+    return m.group(1) if m else None
+
+
+def _two_columns(path: Path, units: tuple[str | None, str | None]) -> Iterator[Events]:
+    unit_t, unit_lat = units
+    piece = _Piece([], str(path), False)
+    skipped, first_skipped, seen = 0, None, False
+    with open_log(path) as f:
+        for lineno, raw in enumerate(f, 1):
+            line = raw.decode(errors="replace")
+            parts = line.split()
+            if not seen and re.search(r"[A-Za-z]", line):     # the header, as trace2heatmap.pl takes it
+                seen = True
+                if len(parts) >= 2:
+                    unit_t = unit_t or _header_unit(parts[0])
+                    unit_lat = unit_lat or _header_unit(parts[1])
+                continue
+            if len(parts) < 2:
+                if parts:
+                    skipped += 1
+                    first_skipped = first_skipped or (lineno, line.strip()[:40])
+                continue
+            if not seen:
+                seen = True
+            if unit_lat is None:
+                raise FioLogError(f"{path}: the latency's units are not known: give --units-latency (s, ms, us or "
+                                  f"ns), or a header that names them (TIMEus DELTAus)")
+            try:
+                t, lat = float(parts[0]), float(parts[1])
+            except ValueError:
+                raise _bad(path, lineno, line, "not a time and a latency (two numbers)") from None
+            if t < 0 or lat < 0:
+                raise _bad(path, lineno, line, "a negative time or latency")
+            if piece.add(round(t * UNITS_NS[unit_t or "s"]), round(lat * UNITS_NS[unit_lat]), 0, []):
+                yield from piece.flush()
+    yield from piece.flush()
+    if skipped:
+        n, text = first_skipped
+        yield Events(np.zeros(0, np.int64), np.zeros(0, np.int64), where=str(path), notes=(
+            f"{path.name}: {skipped:,} line{'s' if skipped > 1 else ''} with fewer than two fields skipped "
+            f"(the first, line {n}: {text!r})",))
+
+
+def trace_events(path: str | os.PathLike, form: str,
+                 units: tuple[str | None, str | None] = (None, None)) -> Iterator[Events]:
+    """:class:`Events` pieces of one tracer output file of form ``form`` (see the module); ``units``
+    (time, latency) for a trace2heatmap trace."""
     if form not in FORMS:
         raise ValueError(f"--trace must be one of {', '.join(FORMS)}, not {form!r}")
+    for u in units:
+        if u is not None and u not in UNITS_NS:
+            raise ValueError(f"a unit is one of {', '.join(UNITS_NS)}, not {u!r}")
+    if form != "trace2heatmap" and units != (None, None):
+        raise ValueError(f"--units-time and --units-latency are for --trace trace2heatmap, not {form}")
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
+    if form == "trace2heatmap":
+        return _two_columns(path, units)
     return {"bpftrace": _bpftrace, "biosnoop": _biosnoop, "blkparse": _blkparse}[form](path)
