@@ -180,11 +180,15 @@ def main(argv=None) -> int:
 #: The commands that work on a user's own files with no repository around (an installed wheel):
 #: they get no manifest when there is none, and refuse only what needs one (a lab's reference).
 STANDALONE = ("heatmap", "compare")
+#: ... and those that never read it: not loaded (nor checked against its schema) even in a checkout
+NO_MANIFEST = ("heatmap",)
 
 
 def _manifest(cmd: str):
     """book.toml, for the commands that need the repository; None for a standalone command where
     there is none. A command that needs it, run outside a checkout, is refused in one line."""
+    if cmd in NO_MANIFEST:
+        return None
     try:
         return manifest_mod.load()
     except manifest_mod.ManifestError as e:

@@ -19,7 +19,7 @@ LAYERS = ["base", "config", "fio", "infra", "analysis", "run", "teaching/book", 
 LAYER_OF_PACKAGE = {"config": "config", "fio": "fio", "infra": "infra", "analysis": "analysis", "run": "run",
                     "teaching": "teaching/book", "book": "teaching/book"}
 #: the modules outside the sub-packages: the error model at the bottom, the command line on top
-LAYER_OF_MODULE = {"perflab": "base", "perflab.errors": "base", "perflab.cli": "cli", "perflab.commands": "cli",
+LAYER_OF_MODULE = {"perflab": "base", "perflab.errors": "base", "perflab.lazy": "base", "perflab.cli": "cli", "perflab.commands": "cli",
                    "perflab.__main__": "cli"}
 MAX_LINES = 500
 

@@ -36,9 +36,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.csv as pcsv
+
+from perflab.lazy import lazy
+
+# loaded when first used: a histogram log needs neither (perflab heatmap starts faster without them)
+pd = lazy("pandas")
+pa = lazy("pyarrow")
+pcsv = lazy("pyarrow.csv")
 
 __all__ = [
     "FioOutputError", "FioLogError", "HistLog", "DDIR_NAMES",
@@ -347,6 +351,18 @@ class HistLog:
         return start
 
 
+#: a log up to this size (as read, decompressed) is parsed with numpy alone; a larger one with pyarrow's
+#: threaded reader
+SMALL_LOG_BYTES = 8 << 20
+
+
+def _small_log(path: Path) -> bytes | None:
+    """The whole log's bytes when it holds at most SMALL_LOG_BYTES, else None."""
+    with open_log(path) as f:
+        data = f.read(SMALL_LOG_BYTES + 1)
+    return data if len(data) <= SMALL_LOG_BYTES else None
+
+
 def read_hist_log(path: str | os.PathLike) -> HistLog:
     """Read a fio histogram log (``write_hist_log``, ``log_hist_msec``).
 
@@ -364,6 +380,17 @@ def read_hist_log(path: str | os.PathLike) -> HistLog:
         raise FioLogError(f"{path}:1: {nf} fields per line: not a fio histogram log "
                           f"(expected 3 + {FIO_IO_U_PLAT_NR} fields)")
     check_last_line(path)
+    small = _small_log(path)
+    if small is not None:   # numpy alone: importing pyarrow (and the pandas it loads) costs more than the parse
+        try:
+            flat = np.array(small.replace(b",", b" ").split()).astype(np.int64)
+        except ValueError as exc:
+            raise find_bad_line(path, nf, exc) from None
+        if flat.size % nf:
+            raise find_bad_line(path, nf, ValueError(f"a line has other than {nf} fields"))
+        a = flat.reshape(-1, nf)
+        return HistLog(time_ms=a[:, 0].copy(), ddir=a[:, 1].astype(np.int8), bs=a[:, 2].copy(),
+                       counts=np.ascontiguousarray(a[:, 3:]), path=str(path), coarseness=coarse[nbins])
     names = ["time_ms", "ddir", "bs"] + [f"c{i}" for i in range(nbins)]
     types = {n: pa.int64() for n in names}
     try:

@@ -9,11 +9,13 @@ import os
 import tempfile
 from pathlib import Path
 
-import pandas as pd
+from perflab.lazy import lazy
 
 from perflab.analysis.heatmap.ingest import detect_log_kind, from_hist_log, from_lat_log, from_trace, log_paths
 from perflab.analysis.heatmap.model import HeatMap, merge
 from perflab.analysis.heatmap.plot import figure
+
+pd = lazy("pandas")
 
 __all__ = ["render"]
 

@@ -14,7 +14,10 @@ from pathlib import Path
 from typing import Iterable
 
 import numpy as np
-import pandas as pd
+
+from perflab.lazy import lazy
+
+pd = lazy("pandas")   # for the frames a caller asks for (cells, distribution), not to build a map
 
 from perflab.fio.logs import FioLogError
 

@@ -23,12 +23,15 @@ from pathlib import Path
 from typing import Iterator
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.csv as pcsv
 
 from perflab.fio.logs import (DDIR_NAMES, FioLogError, check_last_line, find_bad_line, lat_log_columns,
                               log_field_count, open_log)
-from perflab.analysis.heatmap.scan import HAVE_NUMBA, scan_fields
+from perflab.lazy import lazy
+
+# loaded when a per-I/O log is read: the scanners (numba's compiler) and pyarrow cost most of a small
+# command's start-up, and a histogram log or a trace needs neither
+pa = lazy("pyarrow")
+pcsv = lazy("pyarrow.csv")
 
 __all__ = ["Events", "Dim", "fio_events", "fio_file_dims", "prefetch", "ENGINES"]
 
@@ -161,6 +164,8 @@ def _numba_tables(path: Path, nf: int, keep: list[int], chunk_bytes: int, bucket
     outs: list[np.ndarray] = []   # output arrays reused in turn, like the pieces' buffers
     turn = 0
 
+    from perflab.analysis.heatmap.scan import scan_fields
+
     def parse(piece, out):
         out, n = scan_fields(piece, nf, keep, bucket, out)
         if n < 0:
@@ -235,6 +240,8 @@ def fio_events(path: str | os.PathLike, need: set[str] = frozenset({"lat"}), eng
                           "with log_offset=1")
     check_last_line(path)
     keep = [0, 1, 2] + ([names.index("offset")] if "offset" in need else [])
+    from perflab.analysis.heatmap.scan import HAVE_NUMBA
+
     use_numba = engine == "numba" or (engine == "auto" and HAVE_NUMBA)
     if engine == "numba" and not HAVE_NUMBA:
         raise ValueError("engine 'numba' asked, but numba is not installed")

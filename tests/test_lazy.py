@@ -1,0 +1,42 @@
+"""perflab.lazy: a module named now and loaded on first use; and what `perflab heatmap` leaves
+unloaded on a small histogram log (pandas, pyarrow, numba and jsonschema cost most of its start-up,
+benchmarks/bench_startup.py measures it)."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+from perflab.lazy import lazy
+
+HEAVY = ("pandas", "pyarrow", "numba", "jsonschema")
+
+
+def test_an_imported_module_is_returned_as_it_is():
+    assert lazy("json") is json
+
+
+def test_a_lazy_module_loads_on_first_use():
+    code = ("import sys; from perflab.lazy import lazy; m = lazy('xml.dom.minidom'); "
+            "loaded = lambda: 'xml.dom.minidom' in sys.modules; "
+            "a = loaded(); m.parseString('<a/>'); print(a, loaded())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout.split()
+    assert out == ["False", "True"]
+
+
+def test_a_missing_module_is_refused_at_once():
+    with pytest.raises(ModuleNotFoundError, match="no_such_module_here"):
+        lazy("no_such_module_here")
+
+
+def test_the_heatmap_command_on_a_small_histogram_log_loads_none_of_the_heavy_modules(tmp_path):
+    log = ROOT / "data" / "reference" / "heatmaps" / "fio" / "cached_clat_hist.1.log.gz"
+    code = ("import sys; from perflab.cli import main; rc = main(['heatmap', sys.argv[1], '--save', sys.argv[2]]); "
+            f"print(rc, [m for m in {HEAVY!r} if m in sys.modules])")
+    r = subprocess.run([sys.executable, "-c", code, str(log), str(tmp_path / "m.npz")], capture_output=True,
+                       text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[-2] == "0 []", r.stdout
