@@ -96,7 +96,8 @@ def slow_band(d: dict, phase: str, outlier_ms: float) -> dict:
 
 def iostat_by_jbod(d: dict, phase: str) -> pd.DataFrame | None:
     """What iostat -x said of each JBOD's device and each chain's over the phase's steady window
-    (medians of its seconds there): w/s, wkB/s, w_await, aqu-sz and %util, one row per device named
+    (medians of its seconds there): w/s, wkB/s, wareq-sz, w_await and aqu-sz (not %util: on these loop
+    devices it read 0 for JBODs writing 20 MiB/s), one row per device named
     "JBOD j" or "chain k". None where the run has no iostat output for the phase (recorded before the
     lab ran iostat, or no sysstat on the machine) or iostat printed no second in the window."""
     tl = d["timeline"]
@@ -112,7 +113,7 @@ def iostat_by_jbod(d: dict, phase: str) -> pd.DataFrame | None:
     io = io[io["device"].isin(names)]
     if io.empty:
         return None
-    cols = ["w/s", "wkB/s", "w_await", "aqu-sz", "%util"]
+    cols = ["w/s", "wkB/s", "wareq-sz", "w_await", "aqu-sz"]
     out = io.groupby("device")[cols].median()
     out.index = out.index.map(names)
     out.index.name = "device"
@@ -121,9 +122,11 @@ def iostat_by_jbod(d: dict, phase: str) -> pd.DataFrame | None:
 
 def iostat_view(d: dict, det: list[int], jb: pd.DataFrame) -> dict:
     """iostat against fio, as cabled: the slow JBODs (det, found from fio's rates) by iostat's write
-    rate and by its w_await; fio's mean latency on their disks over iostat's w_await of their devices."""
+    rate and by its w_await; fio's mean latency on their disks over iostat's w_await of their devices;
+    and the size of the requests their devices received against the others' (KiB, medians)."""
     io = iostat_by_jbod(d, "as cabled")
-    keys = ("iostat_slow_by_rate", "iostat_slow_by_await", "fio_over_iostat_await_slow")
+    keys = ("iostat_slow_by_rate", "iostat_slow_by_await", "fio_over_iostat_await_slow", "iostat_wareq_kib_slow",
+            "iostat_wareq_kib_others")
     if io is None or not det:
         return dict.fromkeys(keys)
     jio = io[io.index.str.startswith("JBOD")]
@@ -132,7 +135,10 @@ def iostat_view(d: dict, det: list[int], jb: pd.DataFrame) -> dict:
     by_rate = sorted(int(j) for j in jio["wkB/s"].nsmallest(k).index)
     by_await = sorted(int(j) for j in jio["w_await"].nlargest(k).index)
     aw = float(jio.loc[det, "w_await"].mean())
-    return dict(zip(keys, (by_rate, by_await, round(float(jb.loc[det, "mean_ms"].mean()) / aw, 1) if aw > 0 else None)))
+    others = [j for j in jio.index if j not in det]
+    return dict(zip(keys, (by_rate, by_await, round(float(jb.loc[det, "mean_ms"].mean()) / aw, 1) if aw > 0 else None,
+                           round(float(jio.loc[det, "wareq-sz"].median()), 1),
+                           round(float(jio.loc[others, "wareq-sz"].median()), 1) if others else None)))
 
 
 def chain_of(chains: list[list[int]], j: int) -> int:

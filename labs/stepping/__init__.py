@@ -23,11 +23,11 @@ run() produces, under the run directory:
 detect_saturation() finds the first step whose added reader no longer adds throughput; the chapter
 checks it against the step predicted by limit / per-reader demand.
 """
-from .analysis import (GAIN_FRACTION, demand_iops, detect_saturation, iostat_plateau, iostat_view, load, per_second,
+from .analysis import (GAIN_FRACTION, demand_iops, detect_saturation, iostat_view, iostat_window, load, per_second,
                        predicted_step, reader_demand, steps, summary)
 from .checks import CHECKS
 from .experiment import JOB, job_file, plan, run, sanity_context
 
-__all__ = ["CHECKS", "GAIN_FRACTION", "JOB", "demand_iops", "detect_saturation", "iostat_plateau", "iostat_view",
+__all__ = ["CHECKS", "GAIN_FRACTION", "JOB", "demand_iops", "detect_saturation", "iostat_view", "iostat_window",
            "job_file", "load", "per_second",
            "plan", "predicted_step", "reader_demand", "run", "sanity_context", "steps", "summary"]

@@ -132,37 +132,46 @@ def load(data_dir: Path) -> dict:
     threads = len(jf.jobs())
     step_s = float(jf.get("t2", "startdelay"))
     st = steps(data_dir, step_s, threads)
+    t0_s = _t0(_job_logs(data_dir)) / 1000
     io = data_dir / "iostat.txt"
     return {"seconds": sec, "steps": st, "saturation": detect_saturation(st),
             "jobs": fiolog.job_table(fiolog.read_fio_json(data_dir / "fio" / f"{JOB}.json")),
-            "iostat": iostat.read(io) if io.is_file() else None,
+            "iostat": iostat.read(io) if io.is_file() else None, "t0_s": t0_s, "step_s": step_s,
             "limit_iops": params["limit_iops"], "think": params["think"]}
 
 
-def iostat_plateau(io: pd.DataFrame | None, limit: float, share: float = 0.8) -> pd.DataFrame | None:
-    """iostat's seconds at the plateau: those in which the disk served at least `share` of the
-    limit's reads (the disk serves other reads too, so the plateau is found by its rate, not its
-    clock). None where the run has no iostat, or iostat saw no such second."""
+def iostat_window(d: dict, first_step: int, last_step: int | None = None) -> pd.DataFrame | None:
+    """iostat's seconds from the start of step `first_step` to the end of `last_step` (default: the
+    last), leaving out each end's first and last second as steps() does (iostat stamps the end of
+    its second; the steps start (k - 1) x step after the first reader, on the same clock). None where
+    the run has no iostat, or iostat printed no second there."""
+    io = d.get("iostat")
     if io is None or io.empty:
         return None
-    on = io[io["r/s"] >= share * limit]
+    n = int(d["steps"]["readers"].max())
+    lo = d["t0_s"] + (first_step - 1) * d["step_s"] + 1.5
+    hi = d["t0_s"] + (last_step or n) * d["step_s"] - 0.5
+    on = io[(io["t"] > lo) & (io["t"] <= hi + 1)]
     return on if len(on) else None
 
 
 def iostat_view(d: dict) -> dict:
-    """What iostat -x said of the disk at the plateau (medians over its seconds there): reads a
-    second, their await and queue size as iostat counts them, and %util; with fio's latency at the
-    last step over iostat's await."""
-    on = iostat_plateau(d.get("iostat"), d["limit_iops"])
+    """What iostat -x said of the disk: at the plateau (from the detected step on), the medians of its
+    reads a second, r_await and aqu-sz, and %util's range; at the last step, its mean r_await, and
+    fio's mean latency there over it (the same step, the same kind of mean)."""
+    k = d["saturation"]["step"]
     keys = ("iostat_seconds_plateau", "iostat_rps_plateau", "iostat_r_await_ms_plateau", "iostat_aqu_plateau",
-            "iostat_util_plateau", "fio_over_iostat_await")
-    if on is None:
+            "iostat_util_min_plateau", "iostat_util_max_plateau", "iostat_r_await_ms_last", "fio_over_iostat_await")
+    on = iostat_window(d, k) if k else None
+    last = iostat_window(d, int(d["steps"]["readers"].max()))
+    if on is None or last is None:
         return dict.fromkeys(keys)
-    await_ms = float(on["r_await"].median())
+    await_last = float(last["r_await"].mean())
     last_us = float(d["steps"]["clat_us"].iloc[-1])
-    return dict(zip(keys, (len(on), round(float(on["r/s"].median()), 1), round(await_ms, 3),
-                           round(float(on["aqu-sz"].median()), 3), round(float(on["%util"].median()), 1),
-                           round(last_us / 1000 / await_ms, 1) if await_ms > 0 else None)))
+    return dict(zip(keys, (len(on), round(float(on["r/s"].median()), 1), round(float(on["r_await"].median()), 3),
+                           round(float(on["aqu-sz"].median()), 3), round(float(on["%util"].min()), 1),
+                           round(float(on["%util"].max()), 1), round(await_last, 3),
+                           round(last_us / 1000 / await_last, 1) if await_last > 0 else None)))
 
 
 def summary(d: dict) -> dict:
