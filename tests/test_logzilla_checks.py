@@ -75,15 +75,19 @@ def test_the_median_must_fall_tenfold_in_full_and_at_all_elsewhere(lab, preset, 
 
 
 @pytest.mark.parametrize("change,expect", [
-    ({"disk_write_ops_per_s_before": 1.5 * 113.5}, checks.PASS), ({"disk_write_ops_per_s_before": 1.49 * 113.5}, checks.FAIL),
-    ({"disk_write_ops_per_s_before": 3.01 * 113.5}, checks.FAIL), ({"disk_write_ops_per_s_before": None}, checks.FAIL)])
+    ({"disk_write_ops_per_s_before": 1.5 * OURS["iops_before"]}, checks.PASS),
+    ({"disk_write_ops_per_s_before": 1.49 * OURS["iops_before"]}, checks.FAIL),
+    ({"disk_write_ops_per_s_before": 3.01 * OURS["iops_before"]}, checks.FAIL),
+    ({"disk_write_ops_per_s_before": None}, checks.FAIL)])
 def test_two_disk_writes_per_fio_write(lab, change, expect):
     assert status(lab, "without a log device, about two disk writes per fio write", {**OURS, **change}) == expect
 
 
 @pytest.mark.parametrize("change,expect", [
-    ({"log_write_ops_per_s_after": 0.8 * 1761.9}, checks.PASS), ({"log_write_ops_per_s_after": 0.79 * 1761.9}, checks.FAIL),
-    ({"log_write_ops_per_s_after": 1.51 * 1761.9}, checks.FAIL), ({"log_write_ops_per_s_after": None}, checks.FAIL)])
+    ({"log_write_ops_per_s_after": 0.8 * OURS["iops_after"]}, checks.PASS),
+    ({"log_write_ops_per_s_after": 0.79 * OURS["iops_after"]}, checks.FAIL),
+    ({"log_write_ops_per_s_after": 1.51 * OURS["iops_after"]}, checks.FAIL),
+    ({"log_write_ops_per_s_after": None}, checks.FAIL)])
 def test_one_log_write_per_fio_write(lab, change, expect):
     assert status(lab, "with one, about one log write per fio write", {**OURS, **change}) == expect
 
@@ -97,14 +101,19 @@ def test_a_write_that_is_not_synchronous_by_its_flag_fails(lab, change):
 
 @pytest.mark.parametrize("change,expect", [
     ({}, checks.PASS), ({"disk_quiet_share_after": 0.1}, checks.PASS), ({"disk_quiet_share_after": 0.09}, checks.FAIL),
-    ({"disk_quiet_share_before": 0.02}, checks.FAIL), ({"disk_kib_per_write_after": 34.8}, checks.PASS),
-    ({"disk_kib_per_write_after": 34.7}, checks.FAIL), ({"disk_kib_per_write_before": None}, checks.FAIL)])
+    ({"disk_quiet_share_before": 0.02}, checks.FAIL),
+    # at least KIB_GAIN (2) x the KiB per write op before the change
+    ({"disk_kib_per_write_after": 2 * OURS["disk_kib_per_write_before"]}, checks.PASS),
+    ({"disk_kib_per_write_after": 1.99 * OURS["disk_kib_per_write_before"]}, checks.FAIL),
+    ({"disk_kib_per_write_before": None}, checks.FAIL)])
 def test_bursts_after_the_change(lab, change, expect):
     assert status(lab, "data disks written in bursts, with larger I/Os, after the change", {**OURS, **change}) == expect
 
 
 @pytest.mark.parametrize("change,expect", [
-    ({"dev_write_p50_us_before": 201.2}, checks.PASS), ({"dev_write_p50_us_before": 201.3}, checks.FAIL),
+    # a cached write at most a twentieth of the flush (CACHE_FAST)
+    ({"dev_write_p50_us_before": OURS["dev_flush_p50_us_before"] / 20}, checks.PASS),
+    ({"dev_write_p50_us_before": OURS["dev_flush_p50_us_before"] / 19.9}, checks.FAIL),
     ({"dev_flush_p50_us_before": 3200.0}, checks.PASS), ({"dev_flush_p50_us_before": 3199.0}, checks.FAIL),
     ({"dev_flush_p50_us_before": 6000.0}, checks.PASS), ({"dev_flush_p50_us_before": 6001.0}, checks.FAIL),
     ({"dev_flush_p50_us_before": None}, checks.FAIL)])

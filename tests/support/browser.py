@@ -490,8 +490,8 @@ def figure_colours_by_theme(html_dir: Path, chapter_file: Path, shot: Path | Non
     with Chromium(log=log) as b:
         page = b.new_page()
         page.goto(chapter_url(html_dir, chapter_file))
-        page.wait_for("document.readyState === 'complete' && document.querySelector('.plotly-graph-div')"
-                      " && document.querySelector('.plotly-graph-div')._fullLayout")
+        page.wait_for("!!(document.readyState === 'complete' && document.querySelector('.plotly-graph-div')"
+                      " && document.querySelector('.plotly-graph-div')._fullLayout)")   # a boolean: the layout is too deep to return
         for theme in ("light", "dark", "light again"):
             before = json.dumps(page.evaluate(FIGURE_COLOURS_JS))
             page.evaluate(f"document.documentElement.setAttribute('data-theme', '{theme.split()[0]}')")
