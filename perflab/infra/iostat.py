@@ -22,7 +22,7 @@ import pandas as pd
 from perflab.infra import hostobjects
 from perflab.infra.ledger import Ledger
 
-__all__ = ["MISSING", "available", "read", "sampling"]
+__all__ = ["MISSING", "available", "read", "read_cpu", "sampling"]
 
 #: what the output file holds when the host has no iostat
 MISSING = "# iostat: not installed on this machine (Debian: apt-get install sysstat)\n"
@@ -69,4 +69,23 @@ def read(path: Path) -> pd.DataFrame:
             header = parts[1:]
         elif header is not None and t is not None and len(parts) == len(header) + 1:
             rows.append({"t": t, "device": parts[0], **{h: float(v) for h, v in zip(header, parts[1:])}})
+    return pd.DataFrame(rows)
+
+
+def read_cpu(path: Path) -> pd.DataFrame:
+    """The avg-cpu blocks of iostat's output (all CPUs together): one row per interval, `t` (epoch s,
+    the end of the interval), iostat's columns without their '%' (user, nice, system, iowait, steal,
+    idle), and `busy`, 100 - idle. Empty when iostat did not run."""
+    rows, t, header = [], None, None
+    for line in Path(path).read_text().splitlines():
+        parts = line.split()
+        if len(parts) == 1 and "T" in parts[0] and parts[0][:4].isdigit():
+            t = pd.Timestamp(parts[0]).timestamp()
+        elif parts and parts[0] == "avg-cpu:":
+            header = [h.lstrip("%") for h in parts[1:]]
+        elif header is not None:
+            if t is not None and len(parts) == len(header):
+                row = {"t": t, **{h: float(v) for h, v in zip(header, parts)}}
+                rows.append({**row, "busy": 100.0 - row.get("idle", 100.0)})
+            header = None
     return pd.DataFrame(rows)

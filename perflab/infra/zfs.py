@@ -184,12 +184,14 @@ class ZfsServer:
         """`zpool create -f` (also over the disks of an exported pool), mounted at /export/<name>."""
         self.exec(create_pool_cmd(layout, props, name))
 
-    def add_disk_log(self, size_mb: int, model: DiskModel) -> str:
-        """A log device on an emulated disk of `model` (a second slowdisk mount, without per-I/O
-        logs: the per-disk logs stay the pool's data disks')."""
+    def add_disk_log(self, size_mb: int, model: DiskModel, log_subdir: str | None = None) -> str:
+        """A log device on an emulated disk of `model` (a second slowdisk mount). Its per-I/O log goes
+        to the subdirectory `log_subdir` of the device logs when given, and nowhere otherwise (so that
+        the device logs' top level stays the pool's data disks')."""
         dev = f"{SLOW_LOG_DIR}/slog"
-        opts = ",".join(model.to_options())
-        self.sh(f"mkdir -p {SLOW_LOG_BACKING} {SLOW_LOG_DIR} && truncate -s {size_mb}M {SLOW_LOG_BACKING}/slog")
+        opts = ",".join(model.to_options() + ([f"log_dir={DEVLOG}/{log_subdir}"] if log_subdir else []))
+        mk = f" {DEVLOG}/{log_subdir}" if log_subdir else ""
+        self.sh(f"mkdir -p {SLOW_LOG_BACKING} {SLOW_LOG_DIR}{mk} && truncate -s {size_mb}M {SLOW_LOG_BACKING}/slog")
         self.exec(["slowdisk", SLOW_LOG_BACKING, SLOW_LOG_DIR, "-f", "-o", opts], detach=True)
         wait_until(lambda: f" {SLOW_LOG_DIR} fuse.slowdisk " in self.sh("cat /proc/mounts"), 20, "slowdisk mount (log)")
         self.exec(["zpool", "add", "-f", POOL, "log", dev])
