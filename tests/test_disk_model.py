@@ -204,6 +204,7 @@ def test_pairing_skips_io_whose_offsets_disagree(lab):
 
 @pytest.mark.docker
 @pytest.mark.slow
+@pytest.mark.long   # a second disk-model run through the smoke run's path (about a minute)
 def test_off_the_textbook_disk_the_model_checks_still_hold(docker_ok, artifacts):
     """A 15,000 RPM disk with short seeks: the checks against the run's own model pass, and the
     textbook's 7200 RPM check is not made."""

@@ -147,8 +147,9 @@ INTERRUPTS = [
     ("disk-model", signal.SIGTERM, ["-p", "phase=60s"]),
     ("regression", signal.SIGTERM, ["-p", "phase=60s"]),
     ("durability", signal.SIGTERM, ["-p", "kill_after=120s"]),
+    ("load", signal.SIGTERM, ["-p", "step=60s"]),
 ]
-LONG_INTERRUPTS = {"l2arc", "benchmarking", "streaming", "dedup", "disk-model", "regression", "durability"}
+LONG_INTERRUPTS = {"l2arc", "benchmarking", "streaming", "dedup", "disk-model", "regression", "durability", "load"}
 
 
 @pytest.mark.parametrize("lab,sig,extra", [
