@@ -140,6 +140,9 @@ def sync_table(d: dict) -> pd.DataFrame:
             fl = pool_flushes(d["pool"], st["window"])
             t = (st["window"][1] - st["window"][0]) / 1000
             st.update({"run": run, "log_commits_per_s": c / t if c is not None else None,
+                       # a commit carries at most one write of each of the N threads: fewer log flushes than
+                       # writes / N mean that some commits went elsewhere (the pool's disks)
+                       "log_cover": c * n / st["ios"] if c is not None else None,
                        "writes_per_commit": st["ios"] / c if c else None,
                        "pool_flushes_per_s": fl / t, "writes_per_pool_flush": st["ios"] / fl if fl else None,
                        "cpu_busy": cpu_busy(d["cpu"], st["window"])})
@@ -205,6 +208,7 @@ def summary(d: dict) -> dict:
             "sync_writes_per_commit_top": _r(sl.writes_per_commit.loc[tt]),
             "sync_writes_per_flush_nolog_1": _r(no.writes_per_pool_flush.loc[t1]),
             "sync_writes_per_flush_nolog_top": _r(no.writes_per_pool_flush.loc[tt]),
+            "sync_log_cover_min": _r(sl.log_cover.min(), 3),
             "sync_commits_per_s_1": _r(sl.log_commits_per_s.loc[t1], 1),
             "sync_commits_per_s_top": _r(sl.log_commits_per_s.loc[tt], 1),
             "sync_cpu_busy_slog_1": _r(sl.cpu_busy.loc[t1], 3), "sync_cpu_busy_slog_top": _r(sl.cpu_busy.loc[tt], 3),

@@ -31,6 +31,7 @@ TAIL = 1.2               # p99's rise / the mean's rise, from one client to the 
 UTIL_KNEE = 0.6          # the disks' %util at the step nearest the knee: at least this
 PAST_UTIL = 1.4          # past the knee: the mean latency's rise / %util's rise, at least this
 SLOW_DISKS = 1.05        # the disks' measured mean service time / the model's: above this, the disks are slower
+COVER = 0.95             # log-device flushes x N / fio's writes, at every step with it: at least this (window edges)
 SLOG_GAIN = 2.0          # the log device's writes/s / none's, at every thread count: at least this
 BATCH = 3.0              # the ZIL's writes per commit, top step / one thread: at least this
 SCALE_NOLOG = 3.0        # without a log device: writes/s at the top step / one thread's, at least this
@@ -101,6 +102,11 @@ CHECKS = [
           about="the largest |X R / N - 1| over both sweeps' steps", only_if=lambda m, p: _sync(m),
           asks=CPU + f"each thread's time all in a write: a thread waiting for a CPU between writes for over "
                      f"{LITTLE:.0%} of its cycle fails it (zfs-fuse and fio share the host's CPUs)"),
+    Check("the log device took every commit, at every thread count", "sync_log_cover_min", ">=", COVER,
+          about="the lowest (log-device flushes x N / fio's writes) over the steps with it: below 1, some commits "
+                "went to the pool's disks (a commit carries at most one write of each thread)",
+          only_if=lambda m, p: _sync(m),
+          asks="nothing of the machine: a log device large enough for the commits between two txgs"),
     Check("the log device serves more synchronous writes at every thread count", "sync_slog_gain_min", ">=",
           SLOG_GAIN, about="the lowest (writes/s with the log device / without) over the steps",
           only_if=lambda m, p: _sync(m), asks=CPU + "enough for zfs-fuse to commit to the log device faster "
