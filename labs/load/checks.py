@@ -38,8 +38,8 @@ SCALE_NOLOG = 3.0        # without a log device: writes/s at the top step / one 
 
 
 def _slow_disks(m, p) -> str | None:
-    """The disks' own logs say they served reads more than {SLOW_DISKS - 1:.0%} slower than the model
-    (slowdisk woke late on this machine): the model's capacity and knee are not this machine's disks'."""
+    """The disks' own logs say they served reads in over {SLOW_DISKS} x the model's time (slowdisk woke
+    late on this machine): the model's capacity and knee are not this machine's disks'."""
     ratio = m["svc_ms_measured"] / m["service_ms_model"]
     if ratio <= SLOW_DISKS:
         return None
