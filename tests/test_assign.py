@@ -188,10 +188,19 @@ def test_roster_and_spec_refusals(manifest, tmp_path):
 
 # ------------------------------------------------------------------------------ a synthetic mystery run
 
+RAW = "raw-metrics.json"   # a fake run's stand-in for its raw files: what the lab's summary() would give
+
+
+def fake_derive(lab_name: str, run_dir: Path) -> dict:
+    return json.loads((Path(run_dir) / RAW).read_text())
+
+
 def fake_run(manifest, tmp_path, monkeypatch, pkg: Path, metrics_for=None) -> Path:
     """A mystery run made through the real path (create_run, session.open, Session.metric,
-    student.finish), with the lab's work replaced by the files and metrics a smoke run leaves."""
+    student.finish), with the lab's work replaced by the files and metrics a smoke run leaves (and
+    grade's re-derivation by what those metrics' raw files would give: the same metrics)."""
     monkeypatch.setattr(session.cleanup, "runs_root", lambda root: tmp_path / "runs")
+    monkeypatch.setattr(grade, "derive", fake_derive)
     v = variants.load_variant(manifest, pkg / "variant.json")
     lab = manifest.lab("bad-cable")
     s_ = specs.spec(manifest, "bad-cable")
@@ -203,7 +212,9 @@ def fake_run(manifest, tmp_path, monkeypatch, pkg: Path, metrics_for=None) -> Pa
     (run_dir / "timeline.json").write_text(json.dumps({
         "bad_client": k, "bad_ratio": r, "link_mbit": 100,
         "clients": {str(j): {"host": f"client{j}", "mbit_bad": 100 * r if j == k else 100} for j in range(1, 5)}}))
-    s.metric(**(metrics_for or fake_metrics)(k, r))
+    m = (metrics_for or fake_metrics)(k, r)
+    (run_dir / RAW).write_text(json.dumps(m))
+    s.metric(**m)
     s.record.set_status("complete")
     import contextlib
     import io
@@ -315,6 +326,33 @@ def test_edited_numbers_are_detected(manifest, tmp_path, monkeypatch, cls):
     assert grade.grade(key, grade.load_submission(run_dir), "alice")["withheld"]
 
 
+def test_numbers_edited_and_signed_again_are_caught_by_the_raw_data(manifest, tmp_path, monkeypatch, cls):
+    """The key that signs travels with the variant: a student who edits run.json and signs it again passes
+    the signature, and the values re-derived from the run's raw files catch the edit."""
+    a, key = cls
+    entry = key["students"]["alice"]
+    run_dir = fake_run(manifest, tmp_path, monkeypatch, a.out / "alice")
+    set_answers(run_dir, right_answers(entry))
+    ok = grade.grade(key, grade.load_submission(run_dir), "alice")
+    assert ok["integrity"]["ok"] and ok["integrity"]["rederived"] is True and "re-derived" in grade.text(ok)
+    doc = json.loads((run_dir / "run.json").read_text())
+    stamp = doc["mystery"]["stamp"]
+    sealed = sealing.unseal(stamp["sealed_metrics"], "bad-cable")
+    sealed["outlier_ops_s"] = 999.0                        # a graded value, edited ...
+    stamp["sealed_metrics"] = sealing.seal(sealed, "bad-cable")
+    body = {k: v for k, v in stamp.items() if k != "signature"}
+    stamp["signature"] = sealing.sign(body, entry["sign_key"])   # ... and signed again with the variant's key
+    (run_dir / "run.json").write_text(json.dumps(doc))
+    r = grade.grade(key, grade.load_submission(run_dir), "alice")
+    assert r["withheld"] and r["score"] == 0
+    assert [p for p in r["integrity"]["problems"] if "outlier_ops_s = 999.0" in p and "raw files give" in p]
+    assert not [p for p in r["integrity"]["problems"] if "signature" in p]   # the signature itself holds
+    # the raw files taken away: withheld too, with the cause
+    (run_dir / RAW).unlink()
+    r = grade.grade(key, grade.load_submission(run_dir), "alice")
+    assert r["withheld"] and any("cannot be re-derived" in p for p in r["integrity"]["problems"])
+
+
 def test_another_students_run_is_detected(manifest, tmp_path, monkeypatch, cls):
     a, key = cls
     run_dir = fake_run(manifest, tmp_path, monkeypatch, a.out / "bob")   # bob's variant ...
@@ -340,6 +378,7 @@ def test_notebook_alone_and_answers_file_alone(manifest, tmp_path, monkeypatch, 
     shutil.copy(run_dir / "notebook.ipynb", nb_only)
     r = grade.grade(key, grade.load_submission(nb_only))  # the student is named in the answers
     assert r["student"] == "alice" and r["integrity"]["run"] == "verified" and r["score"] == r["max"]
+    assert r["integrity"]["rederived"] is None and "not re-derived (no run directory)" in grade.text(r)
     ans = tmp_path / "answers.toml"
     ans.write_text(f'student = "alice"\nbad_client = {entry["hidden"]["bad_client"]}\n'
                    f'bad_link_fraction = {entry["hidden"]["bad_ratio"]}\nbad_client_reads_s = 36\n')
@@ -373,9 +412,11 @@ def test_cli_assign_and_grade_a_class(manifest, tmp_path, monkeypatch):
     shutil.copytree(run_dir, subs / "alice" / run_dir.name)                 # alice: a run directory inside
     (subs / "bob").mkdir(parents=True)
     (subs / "bob" / "answers.toml").write_text('bad_client = 9\n')          # bob: answers only, wrong
-    r = perflab_cmd("grade", "--key", str(out / "instructor" / "key.json"), "--class", str(subs),
-                    "--csv", str(tmp_path / "marks.csv"), "--json", str(tmp_path / "marks.json"))
-    assert r.returncode == 0, r.stderr
+    # in this process, so that the fake run's re-derivation stands in for its raw files (fake_run)
+    from perflab import cli
+
+    assert cli.main(["grade", "--key", str(out / "instructor" / "key.json"), "--class", str(subs),
+                     "--csv", str(tmp_path / "marks.csv"), "--json", str(tmp_path / "marks.json")]) == 0
     rows = {x["student"]: x for x in csv.DictReader(open(tmp_path / "marks.csv"))}
     assert rows["alice"]["score"] == "5" and rows["alice"]["run_evidence"] == "verified"
     assert rows["bob"]["score"] == "0" and rows["bob"]["bad_client"] == "wrong"

@@ -108,7 +108,17 @@ def test_item_analysis_names_the_common_wrong_answer(graded_class, tmp_path):
     assert "<table>" in h.read_text() and "bad_client" in h.read_text()
 
 
-def test_cli_formats_and_refusals(graded_class, tmp_path):
+def test_cli_formats_and_refusals(graded_class, tmp_path, capsys):
+    """perflab grade's formats and refusals, in this process (so that the fake runs' re-derivation stands
+    in for their raw files: tests/test_assign.py's fake_run)."""
+    from types import SimpleNamespace
+
+    from perflab import cli
+
+    def perflab_cmd(*args):
+        rc = cli.main(list(args))
+        return SimpleNamespace(returncode=rc, stderr=capsys.readouterr().err)
+
     a, key, subs, _ = graded_class
     k = str(a.key_path)
     r = perflab_cmd("grade", "--key", k, "--class", str(subs), "--format", "canvas", "--out", str(tmp_path / "cv.csv"),

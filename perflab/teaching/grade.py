@@ -23,6 +23,15 @@ Integrity, checked whenever a run is handed in: the stamp's signature (HMAC-SHA2
 student's key) over what the run measured; the lab; the variant id and student (a run made from
 another student's variant is caught); the answers' own "student" entry. If any of these fails the
 score is withheld (0) and the problems are listed; the per-question verdicts are still shown.
+
+What the signature does not stop: the key that signs travels with the student's variant, so a student
+who reads the code can edit the recorded numbers and sign them again. So, for a run directory, every
+graded value (each question's truth and evidence metric) is also **re-derived**: the lab's own
+`summary(load(run_dir))` recomputes it from the run's raw files (fio's logs, the devices' logs), as the
+book's build does for a reference, and a recorded value that differs withholds the score, naming the
+metric, what was recorded and what the raw data give. A run whose raw files are missing or unreadable
+is withheld the same way. An executed notebook or an answers file handed in alone has no raw data:
+its values are graded as signed and the report says they were not re-derived.
 A class folder holds one folder per student id (the submission, or a folder holding it).
 """
 from __future__ import annotations
@@ -234,8 +243,60 @@ def _integrity(key: dict, entry: dict, student: str, sub: Submission) -> tuple[d
             metrics = {**st.get("metrics", {}), **sealed}
         except sealing.MysteryError as e:
             problems.append(f"the run's sealed metrics: {e}")
+    rederived = None
+    if metrics is not None:
+        rederived, differ = rederive(key, sub, metrics)
+        problems += differ
+        metrics = None if differ else metrics
     return {"ok": not problems, "run": "verified" if not problems else "failed", "problems": problems,
-            "run_id": st.get("run_id"), "from": sub.stamp_from}, metrics
+            "run_id": st.get("run_id"), "from": sub.stamp_from, "rederived": rederived}, metrics
+
+
+def graded_metrics(key: dict) -> list[str]:
+    """The metrics the key grades by: each question's truth "metric:NAME", and its evidence metric."""
+    names = []
+    for q in key["questions"]:
+        for ref in (q["truth"], q.get("evidence") or ""):
+            kind, _, name = ref.partition(":")
+            if kind == "metric" and name not in names:
+                names.append(name)
+    return names
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+        return a == b
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-12)
+
+
+def derive(lab_name: str, run_dir: Path) -> dict:
+    """What a run directory's raw files give: the lab's own load() and summary()."""
+    from perflab.config import manifest as manifest_mod
+
+    lab = manifest_mod.load().lab(lab_name).load_module()
+    return lab.summary(lab.load(run_dir))
+
+
+def rederive(key: dict, sub: Submission, recorded: dict) -> tuple[bool | None, list[str]]:
+    """(re-derived?, problems): the graded metrics recomputed from the run directory's raw files by the
+    lab's own load() and summary(), against what the run recorded. None: no run directory handed in."""
+    d = sub.path if sub.path is not None and sub.path.is_dir() else \
+        sub.path.parent if sub.path is not None and sub.path.name == "run.json" else None
+    if d is None or not (d / "run.json").is_file():
+        return None, []
+    try:
+        fresh = derive(key["lab"], d)
+    except Exception as e:   # noqa: BLE001 - any failure to read the raw data withholds, with its cause
+        return False, [f"the run's graded values cannot be re-derived from its raw files ({type(e).__name__}: "
+                       f"{str(e)[:200]}): were they removed or edited?"]
+    out = []
+    for name in graded_metrics(key):
+        if name not in recorded and name not in fresh:
+            continue
+        if name not in fresh or not _same(recorded.get(name), fresh[name]):
+            out.append(f"the run records {name} = {recorded.get(name)!r}, but its raw files give "
+                       f"{fresh.get(name)!r}: the recorded values were edited after the run")
+    return True, out
 
 
 def grade(key: dict, sub: Submission, student: str | None = None) -> dict:
@@ -316,7 +377,9 @@ def text(r: dict) -> str:
     integ = r["integrity"]
     head = (f"{r['student']}{' (' + r['name'] + ')' if r['name'] else ''}: {r['lab']} variant {r['variant_id']}: "
             f"{r['score']:g}/{r['max']:g}" + (" (withheld)" if r["withheld"] else ""))
-    lines = [head, f"  run evidence: {integ['run']}" + (f" ({integ.get('from')})" if integ.get("from") else "")
+    how = {True: "; values re-derived from its raw files", None: "; values not re-derived (no run directory)",
+           False: ""}.get(integ.get("rederived"), "") if integ["run"] != "none" else ""
+    lines = [head, f"  run evidence: {integ['run']}" + (f" ({integ.get('from')})" if integ.get("from") else "") + how
              + (f"; answers from {r['answers_from']}" if r["answers_from"] else "; no answers found")]
     for p in integ["problems"]:
         lines.append(f"  PROBLEM: {p}")
