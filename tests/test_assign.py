@@ -477,8 +477,24 @@ def test_live_bad_cable_variant_assign_run_grade(docker_ok, artifacts, tmp_path)
     (artifacts / "grade.txt").write_text(grade.text(rep))
     assert rep["integrity"]["ok"], rep["integrity"]
     assert bad == k and rep["score"] == rep["max"], grade.text(rep)
+    assert rep["integrity"]["rederived"] is True          # bad-cable's own summary() on the run's raw files
     # the same run handed in by another student is caught
     assert grade.grade(key, grade.load_submission(run_dir), "s02")["withheld"]
+    # a graded value edited in run.json and signed again with the variant's own key: the signature holds,
+    # the raw files do not
+    doc = json.loads((run_dir / "run.json").read_text())
+    stamp = doc["mystery"]["stamp"]
+    name = next(q["truth"].partition(":")[2] for q in key["questions"] if q["truth"].startswith("metric:"))
+    sealed = sealing.unseal(stamp["sealed_metrics"], "bad-cable")
+    where = sealed if name in sealed else stamp["metrics"]
+    where[name] = round(where[name] * 1.5 + 1, 1)
+    stamp["sealed_metrics"] = sealing.seal(sealed, "bad-cable")
+    stamp["signature"] = sealing.sign({k_: v for k_, v in stamp.items() if k_ != "signature"}, entry["sign_key"])
+    (run_dir / "run.json").write_text(json.dumps(doc))
+    rep = grade.grade(key, grade.load_submission(run_dir), "s01")
+    (artifacts / "grade-edited.txt").write_text(grade.text(rep))
+    assert rep["withheld"] and not [p for p in rep["integrity"]["problems"] if "signature" in p], grade.text(rep)
+    assert [p for p in rep["integrity"]["problems"] if f"records {name} = " in p and "raw files give" in p]
 
 
 @pytest.mark.docker

@@ -19,7 +19,7 @@ def read_device_log(path: str | os.PathLike) -> pd.DataFrame:
     lines with the queue wait in ``lat_ns``.
     """
     df = read_lat_log(path)
-    name = Path(path).name
+    name = Path(path).name.removesuffix(".gz")
     for suffix in (".wait.log", ".log"):
         if name.endswith(suffix):
             name = name[: -len(suffix)]
@@ -30,15 +30,17 @@ def read_device_log(path: str | os.PathLike) -> pd.DataFrame:
 
 def read_device_logs(log_dir: str | os.PathLike) -> pd.DataFrame:
     """Every disk's log in ``log_dir`` as one table, with a ``disk`` column, and ``wait_ns``
-    when the mount wrote wait logs (``log_wait``); sorted by completion time."""
+    when the mount wrote wait logs (``log_wait``); sorted by completion time. A log may be
+    gzipped (``<disk>.log.gz``, as a recorded reference keeps it)."""
     log_dir = Path(log_dir)
     frames = []
-    for p in sorted(log_dir.glob("*.log")):
-        if p.name.endswith(".wait.log"):
+    for p in sorted([*log_dir.glob("*.log"), *log_dir.glob("*.log.gz")]):
+        if p.name.removesuffix(".gz").endswith(".wait.log"):
             continue
         df = read_device_log(p)
-        w = p.with_name(p.name[: -len(".log")] + ".wait.log")
-        if w.exists():
+        stem = p.name.removesuffix(".gz")[: -len(".log")]
+        w = next((c for c in (p.with_name(stem + ".wait.log"), p.with_name(stem + ".wait.log.gz")) if c.exists()), None)
+        if w is not None:
             wait = read_lat_log(w)
             n = min(len(df), len(wait))          # a killed run may have flushed one more
             df = df.iloc[:n].copy()
