@@ -137,6 +137,12 @@ def test_scrub_seals_nested_keys_and_wildcards(tmp_path):
     assert sealing.unseal(tl["phases"]["as cabled"]["paths"], "jbod") == {"1": 2, "2": 1}
     assert tl["phases"]["as cabled"]["chains"] == [[1, 2]] and tl["phases"]["balanced"]["paths"] == {"1": 2}
     assert all(c["mbit_bad"].startswith("sealed1:") and c["host"].startswith("c") for c in tl["clients"].values())
+    # the grader's copy: unscrubbed, the file is as the run wrote it
+    variants.unscrub_files(tmp_path, ["timeline.json:single_path", "timeline.json:phases.as cabled.paths",
+                                      "timeline.json:clients.*.mbit_bad", "missing.json:x"], "jbod")
+    tl = json.loads((tmp_path / "timeline.json").read_text())
+    assert tl["single_path"] == [2, 5] and tl["phases"]["as cabled"]["paths"] == {"1": 2, "2": 1}
+    assert [c["mbit_bad"] for c in tl["clients"].values()] == [10, 100]
 
 
 def test_scrub_seals_a_whole_text_file_once(tmp_path):
@@ -149,6 +155,8 @@ def test_scrub_seals_a_whole_text_file_once(tmp_path):
     assert sealing.unseal(sealed.strip(), "logzilla") == text
     assert variants.scrub_files(tmp_path, ["device/iostat.txt"], "logzilla") == []   # already sealed: left as it is
     assert (tmp_path / "device" / "iostat.txt").read_text() == sealed
+    assert variants.unscrub_files(tmp_path, ["device/iostat.txt"], "logzilla") == ["device/iostat.txt"]
+    assert (tmp_path / "device" / "iostat.txt").read_text() == text
 
 
 @pytest.mark.parametrize("item", ["/etc/passwd", "../x.json", "run.json:", ":key"])

@@ -270,11 +270,21 @@ def _same(a, b) -> bool:
 
 
 def derive(lab_name: str, run_dir: Path) -> dict:
-    """What a run directory's raw files give: the lab's own load() and summary()."""
-    from perflab.config import manifest as manifest_mod
+    """What a run directory's raw files give: the lab's own load() and summary(), on a copy of the run
+    whose sealed files (the mystery's scrub list) are put back in plain text, as the run made them."""
+    import shutil
+    import tempfile
 
-    lab = manifest_mod.load().lab(lab_name).load_module()
-    return lab.summary(lab.load(run_dir))
+    from perflab.config import manifest as manifest_mod
+    from perflab.teaching import spec as specs
+
+    m = manifest_mod.load()
+    lab = m.lab(lab_name).load_module()
+    with tempfile.TemporaryDirectory(prefix="perflab-grade-") as tmp:
+        copy = Path(tmp) / "run"
+        shutil.copytree(run_dir, copy, symlinks=True)
+        variants.unscrub_files(copy, specs.spec(m, lab_name).scrub, lab_name)
+        return lab.summary(lab.load(copy))
 
 
 def rederive(key: dict, sub: Submission, recorded: dict) -> tuple[bool | None, list[str]]:

@@ -202,6 +202,34 @@ def scrub_files(data_dir: Path, items, context: str) -> list[str]:
     return changed
 
 
+def unscrub_files(data_dir: Path, items, context: str) -> list[str]:
+    """scrub_files undone, for the grader's copy of a run: every sealed value (or whole sealed file) of
+    `items` back in plain text, so that the lab's own load() reads the run as it was made. Returns
+    the files changed."""
+    changed = []
+    by_file: dict[str, list[str]] = {}
+    for item in items:
+        f, colon, path = item.partition(":")
+        by_file.setdefault(f, []).append(path if colon else "")
+    for f, paths in by_file.items():
+        p = Path(data_dir) / f
+        if not p.is_file():
+            continue
+        if "" in paths:
+            text = p.read_text()
+            if text.startswith("sealed1:"):
+                write_text_atomic(p, unseal(text.strip(), context))
+                changed.append(f)
+            continue
+        doc = json.loads(p.read_text())
+        for path in paths:
+            doc = _scrub_obj(doc, path.split("."),
+                             lambda v: unseal(v, context) if isinstance(v, str) and v.startswith("sealed1:") else v)
+        write_json_atomic(p, doc)
+        changed.append(f)
+    return changed
+
+
 def parse_stamp_line(text: str) -> dict | None:
     """The last stamp line in a text (a notebook's outputs), decoded; None if there is none."""
     found = None
