@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from perflab.analysis.intervals import covered_s
 from perflab.fio import logs as fiolog
 from perflab.infra import iostat, slowdisk
 
@@ -124,6 +125,32 @@ def commits(dev: pd.DataFrame, window: tuple[float, float]) -> int:
     return int(((dev.time_ms > a) & (dev.time_ms <= b) & (dev.ddir == 3)).sum()) if len(dev) else 0
 
 
+def log_bytes(dev: pd.DataFrame, window: tuple[float, float]) -> int:
+    """Bytes the log device wrote in a window."""
+    a, b = window
+    return int(dev[(dev.time_ms > a) & (dev.time_ms <= b) & (dev.ddir == 1)].bs.sum()) if len(dev) else 0
+
+
+def busy_share(dev: pd.DataFrame, window: tuple[float, float]) -> float:
+    """The share of a window a device spent serving (its log's service times: what iostat's %util says)."""
+    a, b = window
+    sel = dev[(dev.time_ms > a) & (dev.time_ms <= b)] if len(dev) else dev
+    return float(sel.lat_ns.sum() / 1e6 / (b - a)) if len(sel) else 0.0
+
+
+def flush_overlap(dev: pd.DataFrame, window: tuple[float, float]) -> float | None:
+    """How much of the pool disks' summed flush time overlapped another disk's flush (0: the flushes ran
+    one after another, as zfs-fuse sends them; ZFS on real disks sends a commit's flushes side by side)."""
+    a, b = window
+    sel = dev[(dev.time_ms > a) & (dev.time_ms <= b) & (dev.ddir == 3)] if len(dev) else dev
+    if not len(sel):
+        return None
+    ends = sel.time_ms.to_numpy(np.float64)
+    starts = ends - sel.lat_ns.to_numpy(np.float64) / 1e6
+    summed = float((ends - starts).sum())
+    return 1 - covered_s(starts, ends) / summed if summed else None
+
+
 def pool_flushes(dev: pd.DataFrame, window: tuple[float, float]) -> float:
     """Cache flushes per pool disk in a window (the mean over the disks)."""
     a, b = window
@@ -136,13 +163,22 @@ def sync_table(d: dict) -> pd.DataFrame:
     for run, steps in d["sync"].items():
         for n, lat in steps.items():
             st = step_stats(lat, n, 0.0)
-            c = commits(d["slog"], st["window"]) if run == "slog" else None
+            w = st["window"]
+            c = commits(d["slog"], w) if run == "slog" else None
+            r = lat["lat_ns"].to_numpy(np.float64)
+            st["under_1210us"] = float((r[(lat.time_ms > w[0]) & (lat.time_ms <= w[1])] < 1.21e6).mean())
             fl = pool_flushes(d["pool"], st["window"])
             t = (st["window"][1] - st["window"][0]) / 1000
             st.update({"run": run, "log_commits_per_s": c / t if c is not None else None,
                        # a commit carries at most one write of each of the N threads: fewer log flushes than
                        # writes / N mean that some commits went elsewhere (the pool's disks)
                        "log_cover": c * n / st["ios"] if c is not None else None,
+                       # the ZIL copies each 8 KiB write into its log record: the log device writes at least
+                       # fio's bytes when it takes every commit
+                       "log_bytes_share": log_bytes(d["slog"], w) / (st["ios"] * d["events"]["sync_bs"])
+                       if c is not None else None,
+                       "log_busy": busy_share(d["slog"], w) if c is not None else None,
+                       "flush_overlap": flush_overlap(d["pool"], w) if run == "nolog" else None,
                        "writes_per_commit": st["ios"] / c if c else None,
                        "pool_flushes_per_s": fl / t, "writes_per_pool_flush": st["ios"] / fl if fl else None,
                        "cpu_busy": cpu_busy(d["cpu"], st["window"])})
@@ -183,6 +219,8 @@ def summary(d: dict) -> dict:
         "knee_ratio": round(measured_knee(tab) / knee_model, 3),
         "mean_ratio_top": round(float(tab.mean_ms.loc[top] / tab.mean_ms.iloc[0]), 2),
         "mean_ratio_bound": round(float(r_bound[0] / ev["service_ms_model"]), 2),
+        "mean_ms_bound_top": round(float(r_bound[0]), 2),
+        "mean_vs_bound_top": round(float(tab.mean_ms.loc[top] / r_bound[0]), 3),
         "p99_ratio_top": round(float(tab.p99_ms.loc[top] / tab.p99_ms.iloc[0]), 2),
         "util_1": round(tab.disk_util_mean.iloc[0], 3), "util_knee": round(tab.disk_util_mean.loc[near_knee], 3),
         "util_top": round(tab.disk_util_mean.loc[top], 3), "clients_near_knee": near_knee,
@@ -208,7 +246,13 @@ def summary(d: dict) -> dict:
             "sync_writes_per_commit_top": _r(sl.writes_per_commit.loc[tt]),
             "sync_writes_per_flush_nolog_1": _r(no.writes_per_pool_flush.loc[t1]),
             "sync_writes_per_flush_nolog_top": _r(no.writes_per_pool_flush.loc[tt]),
-            "sync_log_cover_min": _r(sl.log_cover.min(), 3),
+            "sync_log_bytes_share_min": _r(sl.log_bytes_share.min(), 3),
+            "sync_log_busy_top": _r(sl.log_busy.loc[tt], 3),
+            "sync_under_1210us_slog_1": _r(sl.under_1210us.loc[t1], 3),
+            "sync_under_1210us_slog_top": _r(sl.under_1210us.loc[tt], 3),
+            "sync_mean_ms_slog_1": _r(sl.mean_ms.loc[t1], 3),
+            "sync_p999_ms_slog_top": _r(sl.p999_ms.loc[tt], 1),
+            "sync_flush_overlap_nolog_max": _r(no.flush_overlap.max(), 4),
             "sync_commits_per_s_1": _r(sl.log_commits_per_s.loc[t1], 1),
             "sync_commits_per_s_top": _r(sl.log_commits_per_s.loc[tt], 1),
             "sync_cpu_busy_slog_1": _r(sl.cpu_busy.loc[t1], 3), "sync_cpu_busy_slog_top": _r(sl.cpu_busy.loc[tt], 3),

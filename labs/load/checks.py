@@ -27,11 +27,12 @@ LINEAR = 0.85            # below half the knee: X(N) / (N X(1)) at least this
 FLAT = 1.3               # past the knee: X(top) / X(top / 2) at most this (in proportion: 2)
 CAPACITY = (0.8, 1.03)   # the top step's throughput / the disks' capacity the model predicts
 KNEE = (0.75, 1.1)       # the measured knee (plateau / one client) / the model's
+BOUND = (0.97, 1.25)     # the top step's mean latency / the model's bound N S / K - Z (Little's law at K / S)
 TAIL = 1.2               # p99's rise / the mean's rise, from one client to the top step: at least this
 UTIL_KNEE = 0.6          # the disks' %util at the step nearest the knee: at least this
 PAST_UTIL = 1.4          # past the knee: the mean latency's rise / %util's rise, at least this
 SLOW_DISKS = 1.05        # the disks' measured mean service time / the model's: above this, the disks are slower
-COVER = 0.95             # log-device flushes x N / fio's writes, at every step with it: at least this (window edges)
+COVER = 0.95             # the log device's bytes / fio's, at every step with it: at least this (window edges)
 SLOG_GAIN = 2.0          # the log device's writes/s / none's, at every thread count: at least this
 BATCH = 3.0              # the ZIL's writes per commit, top step / one thread: at least this
 SCALE_NOLOG = 3.0        # without a log device: writes/s at the top step / one thread's, at least this
@@ -85,6 +86,10 @@ CHECKS = [
           about="(plateau / one client's reads/s) / disks x (S + Z) / S = {knee_model} clients",
           unless=_slow_disks,
           asks=TIMING + f"as the plateau: the disks within {SLOW_DISKS - 1:.0%} of the model's time"),
+    Check("at the top step, the mean latency is near the model's bound N S / K - Z", "mean_vs_bound_top", "between",
+          BOUND, about="the top step's mean latency / the bound's {mean_ms_bound_top} ms", unless=_slow_disks,
+          asks=TIMING + f"as the plateau: the disks within {SLOW_DISKS - 1:.0%} of the model's time (slower disks "
+                        f"lengthen every queue)"),
     Check("the tail climbs faster than the mean", _ratio("p99_ratio_top", "mean_ratio_top"), ">=", TAIL,
           about="(p99 at the top step / p99 with one client) / the same for the mean latency",
           show=_ratio_shown("p99_ratio_top", "mean_ratio_top", 2),
@@ -102,15 +107,15 @@ CHECKS = [
           about="the largest |X R / N - 1| over both sweeps' steps", only_if=lambda m, p: _sync(m),
           asks=CPU + f"each thread's time all in a write: a thread waiting for a CPU between writes for over "
                      f"{LITTLE:.0%} of its cycle fails it (zfs-fuse and fio share the host's CPUs)"),
-    Check("the log device took every commit, at every thread count", "sync_log_cover_min", ">=", COVER,
-          about="the lowest (log-device flushes x N / fio's writes) over the steps with it: below 1, some commits "
-                "went to the pool's disks (a commit carries at most one write of each thread)",
+    Check("the log device took every commit, at every thread count", "sync_log_bytes_share_min", ">=", COVER,
+          about="the lowest (bytes the log device wrote / fio's bytes) over the steps with it: the ZIL copies "
+                "each 8 KiB write into its log record, so a commit sent to the pool's disks instead lowers it",
           only_if=lambda m, p: _sync(m),
           asks="nothing of the machine: a log device large enough for the commits between two txgs"),
     Check("the log device serves more synchronous writes at every thread count", "sync_slog_gain_min", ">=",
           SLOG_GAIN, about="the lowest (writes/s with the log device / without) over the steps",
           only_if=lambda m, p: _sync(m), asks=CPU + "enough for zfs-fuse to commit to the log device faster "
-                                                    "than the disks' flushes allow (two CPUs do)"),
+                                                    "than the disks' flushes allow"),
     Check("the ZIL commits many threads' writes together", _ratio("sync_writes_per_commit_top",
                                                                   "sync_writes_per_commit_1"), ">=", BATCH,
           about="fio's writes per log-device flush, top step / one thread", only_if=lambda m, p: _sync(m),

@@ -126,7 +126,7 @@ def run(s) -> None:
     d = device_lab(s)
     events: dict = {"clients": list(p["clients"]), "sync_threads": list(p["sync_threads"]),
                     "disks": p["disks"], "think_ms": float(p["think_ms"]), "service_ms_model": service_ms(p),
-                    "knee_model": predicted_knee(p), "disk_bytes": DISK_BYTES}
+                    "knee_model": predicted_knee(p), "disk_bytes": DISK_BYTES, "sync_bs": SYNC_BS}
     try:
         clients(s, d, events)
         if p["sync_threads"]:
