@@ -70,7 +70,7 @@ def test_a_run_without_the_zfs_sweep_has_no_sync_checks(lab):
     names = set(statuses(lab, m, {**P, "sync_threads": []}))
     zfs_words = ("synchronous", "ZIL", "log device")
     assert names == {c.name for c in lab.CHECKS if not any(w in c.name for w in zfs_words)}
-    assert len(names) == 8
+    assert len(names) < len(lab.CHECKS)
 
 
 def test_the_knee_follows_from_the_model(lab):

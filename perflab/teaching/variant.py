@@ -173,11 +173,14 @@ def _scrub_obj(obj, keys: list[str], sealer):
     return obj
 
 
-def scrub_files(data_dir: Path, items, context: str) -> list[str]:
-    """Replace FILE:KEY.PATH values (JSON files of the run; '*' matches every key) with sealed
-    text; an item that is only FILE (no ':') seals that file whole (a text file that names a
-    planted value, such as `zpool iostat -v` naming the log device). Idempotent: sealed text is
-    left as it is. Returns the files changed."""
+def _sealed(v) -> bool:
+    return isinstance(v, str) and v.startswith("sealed1:")
+
+
+def _rewrite_items(data_dir: Path, items, whole, value) -> list[str]:
+    """Apply `value` to every FILE:KEY.PATH value of `items` (JSON files of the run; '*' matches every
+    key), and `whole` to the text of every item that is only FILE (None: leave the file). Returns the
+    files changed."""
     changed = []
     by_file: dict[str, list[str]] = {}
     for item in items:
@@ -188,46 +191,34 @@ def scrub_files(data_dir: Path, items, context: str) -> list[str]:
         if not p.is_file():
             continue
         if "" in paths:
-            text = p.read_text()
-            if not text.startswith("sealed1:"):
-                write_text_atomic(p, seal(text, context) + "\n")
+            text = whole(p.read_text())
+            if text is not None:
+                write_text_atomic(p, text)
                 changed.append(f)
             continue
         doc = json.loads(p.read_text())
         for path in paths:
-            doc = _scrub_obj(doc, path.split("."),
-                             lambda v: v if isinstance(v, str) and v.startswith("sealed1:") else seal(v, context))
+            doc = _scrub_obj(doc, path.split("."), value)
         write_json_atomic(p, doc)
         changed.append(f)
     return changed
+
+
+def scrub_files(data_dir: Path, items, context: str) -> list[str]:
+    """Replace FILE:KEY.PATH values (JSON files of the run; '*' matches every key) with sealed
+    text; an item that is only FILE (no ':') seals that file whole (a text file that names a
+    planted value, such as `zpool iostat -v` naming the log device). Idempotent: sealed text is
+    left as it is. Returns the files changed."""
+    return _rewrite_items(data_dir, items, lambda text: None if _sealed(text) else seal(text, context) + "\n",
+                          lambda v: v if _sealed(v) else seal(v, context))
 
 
 def unscrub_files(data_dir: Path, items, context: str) -> list[str]:
     """scrub_files undone, for the grader's copy of a run: every sealed value (or whole sealed file) of
     `items` back in plain text, so that the lab's own load() reads the run as it was made. Returns
     the files changed."""
-    changed = []
-    by_file: dict[str, list[str]] = {}
-    for item in items:
-        f, colon, path = item.partition(":")
-        by_file.setdefault(f, []).append(path if colon else "")
-    for f, paths in by_file.items():
-        p = Path(data_dir) / f
-        if not p.is_file():
-            continue
-        if "" in paths:
-            text = p.read_text()
-            if text.startswith("sealed1:"):
-                write_text_atomic(p, unseal(text.strip(), context))
-                changed.append(f)
-            continue
-        doc = json.loads(p.read_text())
-        for path in paths:
-            doc = _scrub_obj(doc, path.split("."),
-                             lambda v: unseal(v, context) if isinstance(v, str) and v.startswith("sealed1:") else v)
-        write_json_atomic(p, doc)
-        changed.append(f)
-    return changed
+    return _rewrite_items(data_dir, items, lambda text: unseal(text.strip(), context) if _sealed(text) else None,
+                          lambda v: unseal(v, context) if _sealed(v) else v)
 
 
 def parse_stamp_line(text: str) -> dict | None:
