@@ -12,6 +12,7 @@ import pandas as pd
 
 from perflab.analysis import heatmap
 from perflab.fio import logs as fiolog
+from perflab.fio.jobs import JobFile
 from perflab.infra import zfs
 from perflab.run.record import RunRecord
 
@@ -61,9 +62,12 @@ def load(data_dir: Path) -> dict:
         off = {"app": heatmap.from_hist_log(off_logs, t0_ms=t0),
                "rates": off_ks.diff().div(pd.Series(off_ks.index, index=off_ks.index).diff(), axis=0).iloc[1:],
                "start_s": (events["off_start_ms"] - t0) / 1000.0, "end_s": (events["off_end_ms"] - t0) / 1000.0}
+    params = dict(doc.get("params", {}))
+    # the working set as fio read it: a mystery run keeps it sealed in run.json (the job file has it)
+    params["working_set"] = int(JobFile.load(fdir / "random-reads.fio").get("global", "size"))
     return {"app": app, "device": device, "kstats": ks, "rates": rates, "t0_ms": t0, "off": off,
             "jobs": fiolog.job_table(warm), "probe": probe, "fio_version": warm.get("fio version"),
-            "params": doc.get("params", {}), "preset": doc.get("preset")}
+            "params": params, "preset": doc.get("preset")}
 
 
 def iops_series(d: dict, window_s: int = 5) -> pd.Series:
