@@ -233,3 +233,20 @@ def test_the_audit_names_what_each_check_asks(lab):
     assert sum(not r["not shown here when"].startswith("never") for r in rows) == 6
     text = " ".join(r["not shown here when"] for r in rows)
     assert "{" not in text and "  " not in text and "less than 17.4x faster" in text and "at least 90%" in text
+
+
+def test_a_mystery_runs_sealed_working_set_is_read_from_the_job_file(lab, tmp_path):
+    """A mystery run keeps the hidden working set sealed in run.json; load() reads it from the job file as
+    fio ran it, so the student's notebook and the grader's re-derivation compute as a plain run does."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(REF, run)
+    recorded = json.loads((REF / "run.json").read_text())
+    doc = json.loads((run / "run.json").read_text())
+    doc["params"]["working_set"] = "sealed"
+    (run / "run.json").write_text(json.dumps(doc))
+    d = lab.load(run)
+    assert d["params"]["working_set"] == recorded["params"]["working_set"]
+    m = lab.summary(d)
+    assert {k: m[k] for k in recorded["metrics"]} == recorded["metrics"]
