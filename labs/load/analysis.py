@@ -170,9 +170,6 @@ def sync_table(d: dict) -> pd.DataFrame:
             fl = pool_flushes(d["pool"], st["window"])
             t = (st["window"][1] - st["window"][0]) / 1000
             st.update({"run": run, "log_commits_per_s": c / t if c is not None else None,
-                       # a commit carries at most one write of each of the N threads: fewer log flushes than
-                       # writes / N mean that some commits went elsewhere (the pool's disks)
-                       "log_cover": c * n / st["ios"] if c is not None else None,
                        # the ZIL copies each 8 KiB write into its log record: the log device writes at least
                        # fio's bytes when it takes every commit
                        "log_bytes_share": log_bytes(d["slog"], w) / (st["ios"] * d["events"]["sync_bs"])

@@ -9,7 +9,6 @@
 """
 from __future__ import annotations
 
-import json
 import time
 from contextlib import ExitStack
 
@@ -193,6 +192,3 @@ def sync(s, events: dict) -> None:
     for extra in list(lp.out.glob("*-s*_lat.*.log")) + list(lp.out.glob("*-s*_slat.*.log")):
         extra.unlink()
 
-
-def read_events(data_dir) -> dict:
-    return json.loads((data_dir / "events.json").read_text())
