@@ -36,10 +36,13 @@ def ensure_base(root: Path, im) -> None:
 
 
 def dockerfile_text(im) -> str:
-    """The Dockerfile of image `im` (a manifest Image) for its suite: as written for the first
-    suite, with the release's name put for it otherwise."""
+    """The Dockerfile of image `im` (a manifest Image) for its suite: as written for the first suite
+    and where the image has a Dockerfile of the suite's own (`suites` in book.toml: it names its
+    releases itself, as nfsfio's fetches the first suite's fio source); the first suite's, with the
+    release's name put for it, otherwise."""
     text = im.dockerfile.read_text()
-    return text if im.suite == SUITES[0] else text.replace(SUITES[0], im.suite)
+    own = im.default_dockerfile is not None and im.dockerfile != im.default_dockerfile
+    return text if im.suite == SUITES[0] or own else text.replace(SUITES[0], im.suite)
 
 
 def fingerprint(m: Manifest, name: str) -> str:
