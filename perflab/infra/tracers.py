@@ -11,7 +11,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-__all__ = ["Bpftrace"]
+from perflab.errors import Failed
+
+__all__ = ["Bpftrace", "TracerFailed"]
+
+
+class TracerFailed(Failed, RuntimeError):
+    pass
 
 
 class Bpftrace:
@@ -34,6 +40,26 @@ class Bpftrace:
                            cap_drop=["ALL"], cap_add=cls.CAPS,
                            volumes={str(trace_dir): {"bind": "/trace", "mode": "rw"}})
         return cls(topo, c, trace_dir, output)
+
+    def attached(self) -> bool:
+        """Whether bpftrace has put its probes in place (it says so first thing in its output); a
+        tracer that has ended without doing so raises, with its messages."""
+        out = self.trace_dir / self.output
+        if out.exists() and "attached_probes" in out.read_text(errors="replace")[:4096]:
+            return True
+        self.container.reload()
+        if self.container.status == "exited":
+            raise TracerFailed("bpftrace ended before its probes were attached: "
+                               + self.container.logs().decode(errors="replace").strip()[-800:])
+        return False
+
+    def stop(self) -> None:
+        """End the tracing window now: SIGINT, as at the window's end (bpftrace prints its maps and
+        detaches); nothing if it has ended already."""
+        try:
+            self.container.kill(signal="SIGINT")
+        except Exception:  # noqa: BLE001 - it may have ended (its window, or an error finish reports)
+            pass
 
     def finish(self, timeout: float) -> tuple[int | None, str, list[str]]:
         """Wait for bpftrace (None: it did not end in time), keep its messages in bpftrace.stderr.txt,

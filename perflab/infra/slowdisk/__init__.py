@@ -16,15 +16,16 @@ disk.  The chapters that use it:
 Modules: ``model`` (the disk model's parameters and the mean service time it predicts,
 :func:`expected_service_ms`, so a chapter can compare measured with modelled), ``mount``
 (building or finding the binary and mounting it for the duration of a ``with`` block,
-:func:`mounted`), ``logs`` (the device logs, :func:`read_device_log`, :func:`read_device_logs`).
+:func:`mounted`), ``logs`` (the device logs, :func:`read_device_log`, :func:`read_device_logs`,
+:func:`read_mount_logs`).
 """
-from perflab.infra.slowdisk.logs import read_device_log, read_device_logs
+from perflab.infra.slowdisk.logs import read_device_log, read_device_logs, read_mount_logs
 from perflab.infra.slowdisk.model import DiskModel, expected_service_ms
 from perflab.infra.slowdisk.mount import (SOURCE_DIR, SlowdiskError, SlowdiskMount, build_binary, find_binary,
                                           fuse_available, mounted, process_cpu_seconds, recorded)
 
 __all__ = [
     "DiskModel", "SlowdiskMount", "SlowdiskError", "mounted", "recorded", "find_binary", "build_binary",
-    "expected_service_ms", "read_device_log", "read_device_logs", "process_cpu_seconds",
+    "expected_service_ms", "read_device_log", "read_device_logs", "read_mount_logs", "process_cpu_seconds",
     "fuse_available", "SOURCE_DIR",
 ]

@@ -51,3 +51,16 @@ def read_device_logs(log_dir: str | os.PathLike) -> pd.DataFrame:
         return pd.DataFrame(columns=["disk", "time_ms", "lat_ns", "ddir", "bs", "offset"])
     out = pd.concat(frames, ignore_index=True)
     return out.sort_values("time_ms", kind="stable", ignore_index=True)
+
+
+def read_mount_logs(log_dir: str | os.PathLike) -> pd.DataFrame:
+    """:func:`read_device_logs` of one mount's log directory with ``time_ms`` as epoch ms at
+    completion (the mount's ``mount.epoch_ms`` added: 0 without one); an empty table when the
+    directory does not exist (a device the run never added)."""
+    log_dir = Path(log_dir)
+    if not log_dir.is_dir():
+        return pd.DataFrame(columns=["disk", "time_ms", "lat_ns", "ddir", "bs", "offset"])
+    df = read_device_logs(log_dir)
+    f = log_dir / "mount.epoch_ms"
+    df["time_ms"] = df["time_ms"] + (int(f.read_text()) if f.is_file() else 0)
+    return df
