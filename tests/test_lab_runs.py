@@ -112,7 +112,7 @@ MID_RUN = {"heatmaps": "", "logzilla": "-fio", "l2arc": "-random-reads", "elinks
            # regression: the first warm-up read (as long as a round: -p phase=60s); the first round
            # comes after both warm-ups, two minutes later
            "disk-model": "-components", "regression": "-warmup-before",
-           "durability": "-writers"}
+           "durability": "-writers", "load": "-clients", "nfs-layers": "-fio"}
 
 
 def _wait_for_containers(run_ids_before, timeout=240, suffix=""):
@@ -148,8 +148,10 @@ INTERRUPTS = [
     ("regression", signal.SIGTERM, ["-p", "phase=60s"]),
     ("durability", signal.SIGTERM, ["-p", "kill_after=120s"]),
     ("load", signal.SIGTERM, ["-p", "step=60s"]),
+    ("nfs-layers", signal.SIGTERM, ["-p", "before=120s"]),
 ]
-LONG_INTERRUPTS = {"l2arc", "benchmarking", "streaming", "dedup", "disk-model", "regression", "durability", "load"}
+LONG_INTERRUPTS = {"l2arc", "benchmarking", "streaming", "dedup", "disk-model", "regression", "durability", "load",
+                   "nfs-layers"}
 
 
 @pytest.mark.parametrize("lab,sig,extra", [

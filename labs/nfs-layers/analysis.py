@@ -1,0 +1,140 @@
+"""The nfs-layers lab's reading of a run: the same stable writes at three layers (fio, the NFS client;
+the NFS server's file-system calls, from the tracer; the emulated disks, from their own logs), each
+phase's counts and latencies, and the heat maps on one time axis. Reads a live run or the reference
+alike; summary needs nothing but what load read."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from perflab.analysis import heatmap
+from perflab.analysis.heatmap.model import aligned
+from perflab.analysis.heatmap.sources import Events
+from perflab.fio import logs as fiolog
+from perflab.infra import slowdisk
+
+from .experiment import JOB, TRACE_OUT
+
+PHASES = ("before", "after")
+LAYERS = ("client", "server", "disks")
+#: seconds left out of each phase: fio's first second, the change and the second after it (writes in
+#: flight while ZFS takes the log device), and fio's last second
+EDGE_S = (1.0, 1.5, 1.0)
+FLUSH, WRITE = 3, 1   # slowdisk's ddir codes
+
+
+def read_trace(path: Path, offset_ns: int) -> tuple[pd.DataFrame, dict]:
+    """The tracer's output (bpftrace -f json): one row per stable write the server served (time_ms, its
+    end as epoch ms; lat_ns, pwritev's start to fsync's end; fsync_ns), and its counters."""
+    rows, counts = [], {}
+    for line in Path(path).read_text().splitlines():
+        if not line.strip():
+            continue
+        msg = json.loads(line)
+        if msg.get("type") == "printf":
+            rows += [tuple(map(int, ln.split())) for ln in msg["data"].splitlines() if ln.strip()]
+        elif msg.get("type") == "map":
+            counts.update({k.lstrip("@"): v for k, v in msg["data"].items() if isinstance(v, int)})
+    a = np.array(rows, dtype=np.int64).reshape(-1, 3)
+    df = pd.DataFrame({"time_ms": (a[:, 0] + a[:, 1] + offset_ns) / 1e6, "lat_ns": a[:, 1], "fsync_ns": a[:, 2]})
+    return df.sort_values("time_ms", ignore_index=True), counts
+
+
+def load(data_dir) -> dict:
+    """fio's per-I/O logs, the tracer's rows, the data disks' and the log device's logs, the events."""
+    data_dir = Path(data_dir)
+    ev = json.loads((data_dir / "events.json").read_text())
+    fdir, ddir = data_dir / "fio", data_dir / "device"
+    result = fiolog.read_fio_json(fdir / f"{JOB}.json")
+    client = pd.concat([fiolog.read_lat_log(p)[["time_ms", "lat_ns"]]
+                        for p in sorted(fdir.glob(f"{JOB}_clat.*.log*"))], ignore_index=True)
+    server, counts = read_trace(data_dir / "trace" / TRACE_OUT, ev["mono_offset_ns"])
+    return {"events": ev, "fio_version": result.get("fio version"), "jobs": fiolog.job_table(result),
+            "client": client.sort_values("time_ms", ignore_index=True), "server": server, "trace_counts": counts,
+            "disks": slowdisk.read_mount_logs(ddir), "slog": slowdisk.read_mount_logs(ddir / "slog")}
+
+
+def windows(d: dict) -> dict[str, tuple[float, float]]:
+    """Each phase's steady part, epoch ms: from fio's first write to the start of `zpool add` (ZFS may
+    write its log to the new device before the command returns), and from the command's return to fio's
+    last completion, less EDGE_S at the edges."""
+    ev, c = d["events"], d["client"]
+    t0, t_end = c.time_ms.min(), c.time_ms.max()
+    return {"before": (t0 + 1000 * EDGE_S[0], ev["add_start_ms"]),
+            "after": (ev["change_ms"] + 1000 * EDGE_S[1], t_end - 1000 * EDGE_S[2])}
+
+
+def _in(df: pd.DataFrame, w: tuple[float, float]) -> pd.DataFrame:
+    return df[(df.time_ms > w[0]) & (df.time_ms <= w[1])]
+
+
+def layer_table(d: dict) -> pd.DataFrame:
+    """Per phase and layer: operations, per second, p50 and p99 (us, exact: from each operation's time)."""
+    w, rows = windows(d), []
+    for ph in PHASES:
+        s = (w[ph][1] - w[ph][0]) / 1000
+        for layer, df in (("client", d["client"]), ("server", d["server"])):
+            x = _in(df, w[ph]).lat_ns.to_numpy() / 1000
+            rows.append({"phase": ph, "layer": layer, "ops": len(x), "per_s": len(x) / s,
+                         "p50_us": float(np.median(x)) if len(x) else np.nan,
+                         "p99_us": float(np.percentile(x, 99)) if len(x) else np.nan})
+        for dev, df in (("data disks", d["disks"]), ("log device", d["slog"])):
+            sel = _in(df, w[ph]) if len(df) else df
+            for op, code in (("write", WRITE), ("flush", FLUSH)):
+                x = sel[sel.ddir == code].lat_ns.to_numpy() / 1000 if len(sel) else np.array([])
+                rows.append({"phase": ph, "layer": f"{dev}: {op}", "ops": len(x), "per_s": len(x) / s,
+                             "p50_us": float(np.median(x)) if len(x) else np.nan,
+                             "p99_us": float(np.percentile(x, 99)) if len(x) else np.nan})
+    return pd.DataFrame(rows)
+
+
+def heatmaps(d: dict) -> dict[str, heatmap.HeatMap]:
+    """The three layers' latency heat maps on one time axis (columns from fio's first whole second):
+    the client's writes, the server's stable writes, and every I/O of the emulated disks (data disks
+    and log device together)."""
+    t0 = int(d["client"].time_ms.min()) // 1000 * 1000
+    out = {}
+    devs = pd.concat([x for x in (d["disks"], d["slog"]) if len(x)], ignore_index=True)
+    for name, df in (("client", d["client"]), ("server", d["server"]), ("disks", devs)):
+        ev = Events(df.time_ms.to_numpy().astype(np.int64), df.lat_ns.to_numpy().astype(np.int64))
+        out[name] = heatmap.from_events([ev], t0_ms=t0, kind="per-io")
+    return aligned(out)
+
+
+def summary(d: dict) -> dict:
+    t = layer_table(d).set_index(["phase", "layer"])
+    m: dict = {"threads": d["events"]["threads"], "t_add_s": (d["events"]["change_ms"] - d["client"].time_ms.min()) / 1000}
+    for ph in PHASES:
+        c, s = t.loc[(ph, "client")], t.loc[(ph, "server")]
+        n = max(int(c.ops), 1)
+        m.update({
+            f"iops_{ph}": round(float(c.per_s), 1),
+            f"client_p50_us_{ph}": round(float(c.p50_us), 1), f"client_p99_us_{ph}": round(float(c.p99_us), 1),
+            f"server_p50_us_{ph}": round(float(s.p50_us), 1), f"server_p99_us_{ph}": round(float(s.p99_us), 1),
+            f"server_per_client_{ph}": round(int(s.ops) / n, 4),
+            f"outside_us_{ph}": round(float(c.p50_us - s.p50_us), 1),
+            f"outside_share_{ph}": round(float((c.p50_us - s.p50_us) / c.p50_us), 4),
+            f"disk_flushes_per_write_{ph}": round(int(t.loc[(ph, "data disks: flush")].ops) / n, 3),
+            f"disk_writes_per_write_{ph}": round(int(t.loc[(ph, "data disks: write")].ops) / n, 3),
+            f"log_writes_per_write_{ph}": round(int(t.loc[(ph, "log device: write")].ops) / n, 3),
+            f"flush_p50_us_{ph}": round(float(t.loc[(ph, "data disks: flush")].p50_us), 1),
+        })
+        w = windows(d)[ph]
+        fs = _in(d["server"], w)
+        m[f"fsync_share_{ph}"] = round(float(fs.fsync_ns.sum() / fs.lat_ns.sum()), 4) if len(fs) else None
+    m["gain_client"] = round(m["client_p50_us_before"] / m["client_p50_us_after"], 2)
+    m["gain_server"] = round(m["server_p50_us_before"] / m["server_p50_us_after"], 2)
+    m["outside_growth"] = round(m["outside_share_after"] / m["outside_share_before"], 2) \
+        if m["outside_share_before"] > 0 else None
+    # the server's median against the flushes it waits for one after another (zfs-fuse sends a commit's
+    # flushes in series: the logzilla chapter measured it)
+    m["server_vs_flushes_before"] = round(m["server_p50_us_before"] / (m["disk_flushes_per_write_before"]
+                                                                       * m["flush_p50_us_before"]), 3)
+    tc = d["trace_counts"]
+    m["trace_writes"], m["trace_fsyncs"] = int(tc.get("writes", 0)), int(tc.get("fsyncs", 0))
+    m["fsyncs_per_write"] = round(m["trace_fsyncs"] / m["trace_writes"], 4) if m["trace_writes"] else None
+    m["fio_writes"] = int(d["jobs"].total_ios.sum())
+    return m

@@ -1,0 +1,160 @@
+"""The nfs-layers experiment: the pool and its disks, the NFS server in front of it, the tracer on the
+server, fio's stable writes over NFS, and the log device added half-way (run: the tool). What it
+produces is listed in the package's docstring."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from perflab.fio import jobs as fio
+from perflab.infra import zfs
+from perflab.infra.containers import ContainerFailed, exec_sh, wait_for_file, wait_until
+from perflab.infra.inside import host_pid
+from perflab.infra.slowdisk import DiskModel
+from perflab.infra.tracers import Bpftrace
+
+#: For perflab.analysis.sanity: the rate changes on purpose during the run (peak-vs-average does not apply).
+INTENT = {"*": {"phased": "a separate log device is added mid-run: the chapter measures before and after apart"}}
+
+HERE = Path(__file__).resolve().parent
+JOB = "nfs-sync-writes"
+DISK_BYTES = 1 << 30       # each emulated disk's backing file (sparse)
+DISK_SPAN = 10 ** 12       # seek curve over a 1 TB disk: the data sits on its first GB
+SLOG_MB = 2048             # as the logzilla lab's (its SLOG_MB says why a smaller one fills)
+SSD_MBPS = 200.0           # the emulated SSD's media rate, as the logzilla lab's
+#: NFS-Ganesha's rights here: the VFS back end opens files by handle (SYS_ADMIN, DAC_READ_SEARCH) and
+#: takes each client's credentials on its worker threads (SETUID, SETGID: without them a create fails
+#: with "set_threadgroups() returned Operation not permitted" and the server exits).
+SERVER_CAPS = ["SYS_ADMIN", "DAC_READ_SEARCH", "SETUID", "SETGID"]
+NFS_URL = "nfs://server/export?version=3&nfsport=2049&mountport=20048"
+TRACE = "nfswrite.bt"
+TRACE_OUT = "nfswrite.json"
+
+
+def disk_model(p: dict) -> DiskModel:
+    return DiskModel(rpm=float(p["rpm"]), capacity=DISK_SPAN, write_cache=True, seed=1).validate()
+
+
+def ssd_model(p: dict) -> DiskModel:
+    """The log device's SSD, as the logzilla lab's: `ssd_ms` per command plus the transfer, no seek or
+    rotation, a free cache flush."""
+    return DiskModel(rpm=0, seek_min_ms=0, seek_max_ms=0, near_ms=0, overhead_ms=float(p["ssd_ms"]),
+                     transfer_mbps=SSD_MBPS, flush_ms=0, seed=1).validate()
+
+
+def plan(p: dict) -> list[tuple[str, float]]:
+    return [("pool", 15.0), ("server", 10.0), ("before", p["before"]), ("after", p["after"] + 5),
+            ("collect", 15.0)]
+
+
+def job_file(s) -> fio.JobFile:
+    p = s.params
+    jf = fio.JobFile.load(s.lab.jobs_dir / f"{JOB}.fio")
+    jf.apply({"global": {"nfs_url": NFS_URL, "size": p["file_size"], "bs": p["bs"], "numjobs": p["threads"],
+                         "runtime": int(p["before"] + p["after"])}})
+    return jf
+
+
+def recordsize(bs: int) -> str:
+    """ZFS record size matched to the I/O size (the posts' advice), within ZFS's 512 B-128 KiB."""
+    return str(min(max(bs, 512), 128 * 1024))
+
+
+def _server_pid(srv) -> int:
+    """NFS-Ganesha's process id on the host (the tracer's view), found by its name in the container."""
+    code, out = exec_sh(srv, ["sh", "-c", "for p in /proc/[0-9]*; do [ \"$(cat $p/comm 2>/dev/null)\" = "
+                                          "ganesha.nfsd ] && echo ${p#/proc/}; done; true"])
+    pids = [int(x) for x in out.split()] if code == 0 else []
+    hpid = host_pid(srv, pids[0]) if len(pids) == 1 else None
+    if hpid is None:
+        raise ContainerFailed(f"the NFS server's process was not found in its container (ganesha.nfsd: {out.strip()!r})")
+    return hpid
+
+
+def run(s) -> None:
+    from .analysis import load, summary
+
+    p = s.params
+    lp = zfs.lab_paths(s)
+    # fio here is the NFS client's build (nfsfio): its version is the one the run's provenance records
+    tags = {**lp.tags, "fio": s.manifest.images["nfsfio"].tag,
+            **{n: s.manifest.images[n].tag for n in ("ganesha", "desktop")}}
+    lp.tags["fio"] = tags["fio"]
+    out, dev, exp = lp.out, lp.dev, lp.export
+    sdir, tdir = s.path("server"), s.path("trace")
+    for d in (sdir, tdir):
+        d.mkdir(exist_ok=True)
+    job = job_file(s).write(out / f"{JOB}.fio")
+    conf = sdir / "ganesha.conf"
+    conf.write_text((HERE / "ganesha.conf").read_text())
+    events: dict = {"threads": p["threads"]}
+    tracer = None
+    try:
+        with zfs.lab_containers(s, lp) as (topo, _):
+            with s.phase("pool"):
+                srv = zfs.ZfsServer.start(topo, tags["zfs"], exp, dev)
+                model = disk_model(p)
+                disks = srv.make_disks(2 * p["mirrors"], DISK_BYTES, model)
+                layout = []
+                for i in range(p["mirrors"]):
+                    layout += ["mirror", disks[2 * i], disks[2 * i + 1]]
+                srv.create_pool(layout, {"recordsize": recordsize(p["bs"]), "atime": "off", "compression": "off"})
+                s.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
+                             disk_model=model.to_options(), pool_layout=" ".join(layout))
+            with s.phase("server"):
+                net = topo.network("lan", internal=True)
+                nfs = topo.container(tags["ganesha"], "server", network=net, hostname="server",
+                                     cap_drop=["ALL"], cap_add=SERVER_CAPS,
+                                     volumes={str(exp / zfs.POOL): {"bind": "/export", "mode": "rw,rslave"},
+                                              str(conf): {"bind": "/etc/ganesha/ganesha.conf", "mode": "ro"}})
+                wait_for_file(nfs, "/run/ganesha-ready", 60, "the NFS server (ganesha)")
+                s.provenance(tools={"nfs-ganesha": exec_sh(nfs, ["dpkg-query", "-W", "-f", "${Version}",
+                                                                 "nfs-ganesha"])[1].strip()})
+                hpid = _server_pid(nfs)
+                window = p["before"] + p["after"] + 120   # a ceiling: the tracer is stopped when fio ends
+                tracer = Bpftrace.start(topo, tags["desktop"], tdir, HERE / TRACE, hpid, window, output=TRACE_OUT)
+                # bpftrace's nsecs is CLOCK_MONOTONIC: the wall clock's offset from it, read on the host
+                events["mono_offset_ns"] = time.time_ns() - time.monotonic_ns()
+                events["server_host_pid"] = hpid
+                wait_until(tracer.attached, 60, "the tracer (bpftrace) to attach its probes")
+            with s.phase("before"):
+                fio_c = topo.container(
+                    tags["fio"], "fio", ["fio", "--output-format=json", f"--output={JOB}.json", job.name],
+                    network=net, volumes={str(out): {"bind": "/out", "mode": "rw"}}, working_dir="/out")
+                first = exp / zfs.POOL / "nfs-layers.0.dat"
+                wait_until(lambda: first.exists() and first.stat().st_size > 0, 120, "fio's first write",
+                           interval=0.02)
+                events["fio_first_write_ms"] = int(time.time() * 1000)
+                t_add = events["fio_first_write_ms"] / 1000 + p["before"]
+                while time.time() < t_add:
+                    fio_c.reload()
+                    if fio_c.status != "running":
+                        raise ContainerFailed("fio ended before the log device was added:\n"
+                                              + fio_c.logs().decode(errors="replace")[-2000:])
+                    time.sleep(min(0.5, max(0.0, t_add - time.time())))
+            with s.phase("after"):
+                events["add_start_ms"] = int(time.time() * 1000)   # ZFS may write its log there before `zpool add` returns
+                srv.add_disk_log(SLOG_MB, ssd_model(p), log_subdir="slog")
+                events["change_ms"] = int(time.time() * 1000)
+                res = fio_c.wait(timeout=p["after"] + 300)
+                events["fio_exit_ms"] = int(time.time() * 1000)
+                (out / f"{JOB}.stdout.txt").write_bytes(fio_c.logs())
+                if res.get("StatusCode") != 0:
+                    raise ContainerFailed(f"fio: exit {res.get('StatusCode')}\n"
+                                          + fio_c.logs().decode(errors="replace")[-2000:])
+            with s.phase("collect"):
+                tracer.stop()
+                code, err, lines = tracer.finish(60)
+                tracer = None
+                events["tracer_exit"] = code
+                if code != 0 or not lines:
+                    raise ContainerFailed(f"the tracer (bpftrace) ended with {code} and {len(lines)} lines of "
+                                          f"output: {err.strip()[-800:]}")
+                srv.stop()
+    finally:
+        if tracer is not None:
+            tracer.stop()
+            tracer.finish(30)
+        s.write_json("events.json", data=events)
+    s.metric(**summary(load(s.data_dir)))
+
