@@ -42,11 +42,14 @@ def test_trixie_images_are_tagged_apart_and_built_from_trixie(trixie):
         # Debian 12 named only as a source package's fallback (nfsfio: where no Debian 13 fio source is served)
         assert not [ln for ln in text.splitlines() if "bookworm" in ln and not ln.lstrip().startswith("#")
                     and "deb-src" not in ln and "apt-get source" not in ln], name
-    # nfsfio: on bookworm fio is rebuilt with libnfs; trixie's own fio has the engine (a Dockerfile of its own)
+    # nfsfio: fio rebuilt with libnfs and the sync= line on both releases; on trixie from a Dockerfile of
+    # its own (Debian 13's libnfs package), used as written (its Debian 12 fallback is not renamed)
     nfsfio = trixie.images["nfsfio"]
     assert nfsfio.dockerfile == ROOT / "containers" / "suites" / "trixie" / "nfsfio.Dockerfile"
-    assert "--enable-libnfs" not in images.dockerfile_text(nfsfio)
-    assert "fio --enghelp=nfs" in images.dockerfile_text(nfsfio)
+    text = images.dockerfile_text(nfsfio)
+    assert text == nfsfio.dockerfile.read_text()
+    for words in ("--enable-libnfs", "flags |= td->o.sync_io", "fio --enghelp=nfs", "libnfs14"):
+        assert words in text, words
 
 
 def test_a_suite_changes_the_fingerprint_so_neither_image_stands_for_the_other(trixie, monkeypatch):
