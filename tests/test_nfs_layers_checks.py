@@ -54,6 +54,16 @@ def test_a_log_device_zfs_did_not_use_fails(lab):
         assert s[name] == checks.FAIL, name
 
 
+def test_stalls_the_server_did_not_see_fail_and_a_run_without_stalls_has_no_stall_checks(lab):
+    m = {**OURS, "slow_client": 10, "slow_server": 2, "slow_matched": 0.2}
+    assert statuses(lab, m)["the client's stalls are the server file system's"] == checks.FAIL
+    m = {**OURS, "slow_client": 1, "slow_server": 1, "slow_matched": 1.0, "slow_at_flush": 0.0}
+    s = statuses(lab, m)
+    assert "the client's stalls are the server file system's" not in s
+    assert "the server's stalls waited with a transaction group's flushes" not in s
+    assert len(s) == len(lab.CHECKS) - 2
+
+
 def test_the_tracer_output_is_read_with_its_counters(lab, tmp_path):
     lines = [{"type": "attached_probes", "data": {"probes": 11}},
              {"type": "printf", "data": "1000000000 9000000 8700000\n"},

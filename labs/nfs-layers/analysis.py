@@ -23,7 +23,9 @@ LAYERS = ("client", "server", "disks")
 #: seconds left out of each phase: fio's first second, the change and the second after it (writes in
 #: flight while ZFS takes the log device), and fio's last second
 EDGE_S = (1.0, 1.5, 1.0)
-FLUSH, WRITE = 3, 1   # slowdisk's ddir codes
+READ, WRITE, FLUSH = 0, 1, 3   # slowdisk's ddir codes
+#: a write this slow, or slower, is a stall (well above either phase's p99 at the defaults)
+SLOW_MS = 50.0
 
 
 def read_trace(path: Path, offset_ns: int) -> tuple[pd.DataFrame, dict]:
@@ -83,7 +85,7 @@ def layer_table(d: dict) -> pd.DataFrame:
                          "p99_us": float(np.percentile(x, 99)) if len(x) else np.nan})
         for dev, df in (("data disks", d["disks"]), ("log device", d["slog"])):
             sel = _in(df, w[ph]) if len(df) else df
-            for op, code in (("write", WRITE), ("flush", FLUSH)):
+            for op, code in (("read", READ), ("write", WRITE), ("flush", FLUSH)):
                 x = sel[sel.ddir == code].lat_ns.to_numpy() / 1000 if len(sel) else np.array([])
                 rows.append({"phase": ph, "layer": f"{dev}: {op}", "ops": len(x), "per_s": len(x) / s,
                              "p50_us": float(np.median(x)) if len(x) else np.nan,
@@ -133,8 +135,28 @@ def summary(d: dict) -> dict:
     # flushes in series: the logzilla chapter measured it)
     m["server_vs_flushes_before"] = round(m["server_p50_us_before"] / (m["disk_flushes_per_write_before"]
                                                                        * m["flush_p50_us_before"]), 3)
+    m.update(stalls(d))
     tc = d["trace_counts"]
     m["trace_writes"], m["trace_fsyncs"] = int(tc.get("writes", 0)), int(tc.get("fsyncs", 0))
     m["fsyncs_per_write"] = round(m["trace_fsyncs"] / m["trace_writes"], 4) if m["trace_writes"] else None
     m["fio_writes"] = int(d["jobs"].total_ios.sum())
     return m
+
+
+def stalls(d: dict) -> dict:
+    """Writes of SLOW_MS or more in either phase's window, at the client and at the server, and the
+    share of the server's that had a data disk's cache flush end while they waited (a transaction
+    group's commit flushes every disk)."""
+    w = windows(d)
+    flushes = d["disks"][d["disks"].ddir == FLUSH].time_ms.to_numpy() if len(d["disks"]) else np.array([])
+    slow = SLOW_MS * 1e6
+    n_client = sum(int((_in(d["client"], w[ph]).lat_ns >= slow).sum()) for ph in PHASES)
+    srv = pd.concat([_in(d["server"], w[ph]) for ph in PHASES])
+    srv = srv[srv.lat_ns >= slow]
+    ends = srv.time_ms.to_numpy()
+    starts = ends - srv.lat_ns.to_numpy() / 1e6
+    at_flush = [bool(((flushes >= a) & (flushes <= b)).any()) for a, b in zip(starts, ends)]
+    return {"slow_client": n_client, "slow_server": len(srv),
+            "slow_matched": round(len(srv) / n_client, 3) if n_client else None,
+            "slow_at_flush": round(sum(at_flush) / len(at_flush), 3) if at_flush else None,
+            "slow_max_ms": round(float(srv.lat_ns.max()) / 1e6, 1) if len(srv) else None}

@@ -60,6 +60,21 @@ def recordsize(bs: int) -> str:
     return str(min(max(bs, 512), 128 * 1024))
 
 
+#: a setting an NFS-Ganesha image's own configuration may carry that the lab's must carry too
+FLUSHER = "allow_set_io_flusher_fail = true;"
+
+
+def server_conf(image_conf: str) -> str:
+    """The lab's NFS-Ganesha configuration (ganesha.conf beside this file), with the image's
+    `allow_set_io_flusher_fail` when the image's own configuration sets it: NFS-Ganesha 6 (Debian 13)
+    stops at start without it where the container may not have CAP_SYS_RESOURCE
+    (containers/suites/trixie/ganesha.Dockerfile), and 4.3 (Debian 12) does not know the option."""
+    text = (HERE / "ganesha.conf").read_text()
+    if FLUSHER not in image_conf:
+        return text
+    return text.replace("NFS_CORE_PARAM {\n", "NFS_CORE_PARAM {\n    " + FLUSHER + "\n", 1)
+
+
 def _server_pid(srv) -> int:
     """NFS-Ganesha's process id on the host (the tracer's view), found by its name in the container."""
     code, out = exec_sh(srv, ["sh", "-c", "for p in /proc/[0-9]*; do [ \"$(cat $p/comm 2>/dev/null)\" = "
@@ -86,7 +101,6 @@ def run(s) -> None:
         d.mkdir(exist_ok=True)
     job = job_file(s).write(out / f"{JOB}.fio")
     conf = sdir / "ganesha.conf"
-    conf.write_text((HERE / "ganesha.conf").read_text())
     events: dict = {"threads": p["threads"]}
     tracer = None
     try:
@@ -102,6 +116,9 @@ def run(s) -> None:
                 s.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
                              disk_model=model.to_options(), pool_layout=" ".join(layout))
             with s.phase("server"):
+                conf.write_text(server_conf(topo.run(tags["ganesha"], "ganesha-conf",
+                                                     ["cat", "/etc/ganesha/ganesha.conf"], timeout=60,
+                                                     network_mode="none")))
                 net = topo.network("lan", internal=True)
                 nfs = topo.container(tags["ganesha"], "server", network=net, hostname="server",
                                      cap_drop=["ALL"], cap_add=SERVER_CAPS,
