@@ -10,6 +10,8 @@ the commands themselves are perflab.commands.
     perflab heatmap LOG... [--html OUT] [--csv OUT] [--save OUT.npz]   (or MAP.npz... --merge)
                   [--trace bpftrace|biosnoop|blkparse|trace2heatmap] [--units-time U] [--units-latency U]
                   [--map latency|offset|subsecond] [--by DIM]
+    perflab heatmap LOG --follow [--trace T] [--idle S] [--port N]   the map of a file still being
+                                          written, on a page at 127.0.0.1 that grows as the file does
     perflab compare RUN_A RUN_B [--noise RUN...] [--html OUT]   did the latencies move beyond
                                           run-to-run noise? (exit 0 same within noise, 1 differs)
     perflab clean [--check] [--run ID]    remove what runs left behind (labelled or recorded only)
@@ -113,6 +115,13 @@ def parser() -> argparse.ArgumentParser:
                    "pid (tracers); a bpftrace header's names")
     p.add_argument("--row", type=float, help="row height: bytes for --map offset (default: grown from 4 KiB to fit "
                    "256 rows), ms for --map subsecond (default 20)")
+    p.add_argument("--follow", action="store_true", help="read one file as it is written (a fio per-I/O log, or "
+                   "bpftrace, biosnoop or trace2heatmap output) and serve its map on a page at 127.0.0.1 that grows "
+                   "with it, until Ctrl-C or --idle; --html, --csv and --save get the final map")
+    p.add_argument("--idle", type=float, metavar="S", help="with --follow: end once the file has not grown for S "
+                   "seconds (default: at Ctrl-C)")
+    p.add_argument("--port", type=int, default=0, help="with --follow: the page's port on 127.0.0.1 (default: "
+                   "any free one)")
     p.set_defaults(fn=commands.cmd_heatmap)
     p = sub.add_parser("compare", help="two runs' latency distributions: do they differ beyond run-to-run noise? "
                        "(exit 0 same within noise, 1 differs, 2 refused)")

@@ -172,6 +172,10 @@ def cmd_heatmap(m, args) -> int:
         raise Refused(f"--linear-us {args.linear_us:g}: the width of a linear latency bucket must be more than 0 us")
     if not args.col > 0:
         raise Refused(f"--col {args.col:g}: a column must last more than 0 s")
+    if args.follow:
+        return _heatmap_follow(args)
+    if args.idle is not None or args.port:
+        raise Refused("--idle and --port are for --follow (a file followed as it is written)")
     try:
         if args.merge and not all(str(x).endswith(".npz") for x in args.logs):
             raise ValueError("--merge adds up maps saved with --save (.npz files): "
@@ -190,6 +194,43 @@ def cmd_heatmap(m, args) -> int:
         rows = {"latency": "latency buckets", "offset": "offset rows", "subsecond": "subsecond rows"}[hm.y]
         print(f"{f'{args.by}={k}: ' if k else ''}{hm.total} I/Os in {hm.counts.shape[0]} columns x "
               f"{hm.counts.shape[1]} {rows}", file=sys.stderr)
+    return 0
+
+
+def _heatmap_follow(args) -> int:
+    """`perflab heatmap FILE --follow`: the page's address first (stdout), the final map's size at the end."""
+    from perflab.analysis.heatmap import command, live
+
+    from perflab.errors import Refused
+
+    given = [f"--{k.replace('_', '-')}" for k in ("merge", "by", "linear_us", "row") if getattr(args, k)]
+    given += ["--map " + args.map] if args.map != "latency" else []
+    if given:
+        raise Refused(f"--follow draws one latency map with log-linear rows: {', '.join(given)} do not apply; "
+                      "draw the finished file without --follow for those")
+    if len(args.logs) != 1:
+        raise Refused(f"--follow reads one file as it grows, not {len(args.logs)}: {' '.join(args.logs)}")
+    if args.idle is not None and not args.idle > 0:
+        raise Refused(f"--idle {args.idle:g}: seconds without growth before the end, more than 0")
+    if not 0 <= args.port <= 65535:
+        raise Refused(f"--port {args.port}: a TCP port, 0 (any free one) to 65535")
+    path = Path(args.logs[0])
+    if path.exists() and not path.is_file():
+        raise Refused(f"{path}: not a file")
+    if not path.parent.is_dir():
+        raise Refused(f"{path}: its directory does not exist")
+
+    def said(url):
+        print(f"perflab heatmap: following {path} at {url} "
+              f"({'until it has not grown for %g s' % args.idle if args.idle else 'Ctrl-C ends'})", flush=True)
+    try:
+        hm = live.follow(path, args.trace or "fio", idle_s=args.idle, port=args.port, col_s=args.col,
+                         units=(args.units_time, args.units_latency), on_url=said)
+        if args.html or args.csv or args.save:
+            command._write({"": hm}, [path], args.html, args.csv, args.save, args.title, linear=False, by=None)
+    except (OSError, ValueError) as e:   # the file, a port in use, an output: refused (exit 2)
+        raise Refused(str(e)) from None
+    print(f"{hm.total} I/Os in {hm.counts.shape[0]} columns x {hm.counts.shape[1]} latency buckets", file=sys.stderr)
     return 0
 
 

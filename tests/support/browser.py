@@ -37,8 +37,9 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-background-networking", "--dis
          "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--no-default-browser-check",
          "--disable-extensions", "--disable-sync", "--disable-default-apps", "--mute-audio",
          "--hide-scrollbars", "--remote-debugging-pipe",
-         # Belt and braces: no host name resolves, so even a request the test would report cannot leave.
-         "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost"]
+         # Belt and braces: no host name resolves (but the loopback, for a live page), so even a request the
+         # test would report cannot leave.
+         "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1"]
 #: URL schemes that do not leave the machine.
 LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
 #: JavaScript: (figure divs on the page, how many of them plotly has drawn: an SVG and trace data).

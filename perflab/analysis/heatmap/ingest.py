@@ -23,7 +23,7 @@ from perflab.analysis.heatmap.model import Y_KINDS, HeatMap, aligned, column_ms,
 from perflab.analysis.heatmap.sources import Events, fio_events
 from perflab.analysis.heatmap.traces import trace_events
 
-__all__ = ["from_events", "from_lat_log", "from_hist_log", "from_trace", "detect_log_kind", "log_paths",
+__all__ = ["MapBuilder", "from_events", "from_lat_log", "from_hist_log", "from_trace", "detect_log_kind", "log_paths",
            "MAX_MAP_BYTES", "MAX_DIM_VALUES", "OFFSET_ROWS"]
 
 _DDIRS = {"read": 0, "write": 1, "trim": 2, "sync": 3}
@@ -107,6 +107,81 @@ class _Rows:
         return np.arange(self.n + 1, dtype=np.int64) * self.row
 
 
+class MapBuilder:
+    """Event pieces counted into a map as they come: :func:`from_events`'s counting, kept between
+    calls (perflab.analysis.heatmap.live adds the lines a growing file gains). ``add`` one piece at a
+    time; ``result()`` is the map so far (or, with ``by``, the maps), and may be asked for again."""
+
+    def __init__(self, *, what: str = "latency", by: str | None = None, col_s: float = 1.0,
+                 buckets: Buckets | None = None, row: int | None = None, t0_ms: int | None = None,
+                 max_bytes: int = MAX_MAP_BYTES, from_first: bool = False):
+        self.buckets = buckets if buckets is not None else Buckets.loglinear()
+        self.what, self.by = what, by
+        self.rows = _Rows(what, self.buckets, row)
+        self.col_ms = column_ms(col_s)
+        self.t0_ms, self.max_bytes, self.from_first = t0_ms, max_bytes, from_first
+        self.accs: dict[str, Accumulator] = {}
+        self.other = False
+        self.said: list[str] = []
+
+    def _acc(self, label: str) -> Accumulator:
+        if label not in self.accs:
+            self.accs[label] = Accumulator(self.rows.n, self.col_ms, self.t0_ms, self.max_bytes, self.from_first)
+        return self.accs[label]
+
+    def add(self, ev: Events) -> None:
+        self.said += [n for n in ev.notes if n not in self.said]
+        if not len(ev):
+            return
+        if self.what == "offset" and ev.offset is None:
+            raise FioLogError(f"{ev.where}: has no offsets: an offset map needs them")
+        k = self.rows.widen_for(ev)
+        if k > 1:
+            for a in self.accs.values():
+                a.coarsen_rows(k)
+        r = self.rows.index(ev)
+        if self.by is None:
+            self._acc("").add_events(ev.t_ms, r, ev.where)
+            return
+        if self.by not in ev.dims:
+            raise ValueError(f"cannot drill down by {self.by!r}: {ev.where or 'this source'} has "
+                             f"{', '.join(sorted(ev.dims)) or 'no dimensions'}")
+        d = ev.dims[self.by]
+        for code in np.unique(d.codes):
+            label = d.labels[int(code)]
+            if label not in self.accs and len(self.accs) >= MAX_DIM_VALUES:
+                label, self.other = "other", True
+            sel = d.codes == code
+            self._acc(label).add_events(ev.t_ms[sel], r[sel], ev.where)
+
+    def result(self, kind: str = "per-io", sources: Iterable[str] = (),
+               trim: bool = False) -> HeatMap | dict[str, HeatMap]:
+        what, by, buckets = self.what, self.by, self.buckets
+        sources = tuple(sources)
+        edges = self.rows.edges()
+        trim = trim or what == "offset"
+        maps = {}
+        for label, a in self.accs.items():
+            e, counts, over = a.result(edges, trim)
+            notes = self.said + a.notes() + ([f"{by} has more than {MAX_DIM_VALUES} values: the later ones are "
+                                              "drawn together as 'other'"] if self.other else [])
+            maps[label] = HeatMap(e, counts, a.col_ms / 1000, a.origin(), over, sources, kind,
+                                  "log-linear" if what == "latency" and buckets.scale == "log-linear" else "linear",
+                                  True, notes, what)
+        if by is None:
+            if not maps:
+                e = edges[:2] if trim else edges
+                return HeatMap(e, np.zeros((0, len(e) - 1), np.int64), self.col_ms / 1000, self.t0_ms or 0, None,
+                               sources, kind, "linear" if what != "latency" else buckets.scale, True,
+                               list(self.said), what)
+            return maps[""]
+        if trim and maps:   # drill-down maps share rows too: the tallest one's
+            tall = max((m.edges_ns for m in maps.values()), key=len)
+            maps = {k: pad_rows(m, tall) for k, m in maps.items()}
+        out = aligned(maps)
+        return dict(sorted(out.items(), key=lambda kv: (kv[0] == "other", -kv[1].total, kv[0])))
+
+
 def from_events(pieces: Iterable[Events], *, what: str = "latency", by: str | None = None,
                 col_s: float = 1.0, buckets: Buckets | None = None, row: int | None = None,
                 t0_ms: int | None = None, max_bytes: int = MAX_MAP_BYTES, kind: str = "per-io",
@@ -121,63 +196,11 @@ def from_events(pieces: Iterable[Events], *, what: str = "latency", by: str | No
     the last non-empty one; ``from_first`` starts the columns at the first event whatever its
     stamp (tracers' clocks count from boot).
     """
-    buckets = buckets if buckets is not None else Buckets.loglinear()
-    rows = _Rows(what, buckets, row)
-    col_ms = column_ms(col_s)
-    accs: dict[str, Accumulator] = {}
-    other = False
-
-    def acc(label: str) -> Accumulator:
-        if label not in accs:
-            accs[label] = Accumulator(rows.n, col_ms, t0_ms, max_bytes, from_first)
-        return accs[label]
-
-    said: list[str] = []
+    builder = MapBuilder(what=what, by=by, col_s=col_s, buckets=buckets, row=row, t0_ms=t0_ms,
+                         max_bytes=max_bytes, from_first=from_first)
     for ev in pieces:
-        said += [n for n in ev.notes if n not in said]
-        if not len(ev):
-            continue
-        if what == "offset" and ev.offset is None:
-            raise FioLogError(f"{ev.where}: has no offsets: an offset map needs them")
-        k = rows.widen_for(ev)
-        if k > 1:
-            for a in accs.values():
-                a.coarsen_rows(k)
-        r = rows.index(ev)
-        if by is None:
-            acc("").add_events(ev.t_ms, r, ev.where)
-            continue
-        if by not in ev.dims:
-            raise ValueError(f"cannot drill down by {by!r}: {ev.where or 'this source'} has "
-                             f"{', '.join(sorted(ev.dims)) or 'no dimensions'}")
-        d = ev.dims[by]
-        for code in np.unique(d.codes):
-            label = d.labels[int(code)]
-            if label not in accs and len(accs) >= MAX_DIM_VALUES:
-                label, other = "other", True
-            sel = d.codes == code
-            acc(label).add_events(ev.t_ms[sel], r[sel], ev.where)
-    edges = rows.edges()
-    trim = trim or what == "offset"
-    maps = {}
-    for label, a in accs.items():
-        e, counts, over = a.result(edges, trim)
-        notes = said + a.notes() + ([f"{by} has more than {MAX_DIM_VALUES} values: the later ones are "
-                                     "drawn together as 'other'"] if other else [])
-        maps[label] = HeatMap(e, counts, a.col_ms / 1000, a.origin(), over, tuple(sources), kind,
-                              "log-linear" if what == "latency" and buckets.scale == "log-linear" else "linear",
-                              True, notes, what)
-    if by is None:
-        if not maps:
-            e = edges[:2] if trim else edges
-            return HeatMap(e, np.zeros((0, len(e) - 1), np.int64), col_ms / 1000, t0_ms or 0, None,
-                           tuple(sources), kind, "linear" if what != "latency" else buckets.scale, True, said, what)
-        return maps[""]
-    if trim and maps:   # drill-down maps share rows too: the tallest one's
-        tall = max((m.edges_ns for m in maps.values()), key=len)
-        maps = {k: pad_rows(m, tall) for k, m in maps.items()}
-    out = aligned(maps)
-    return dict(sorted(out.items(), key=lambda kv: (kv[0] == "other", -kv[1].total, kv[0])))
+        builder.add(ev)
+    return builder.result(kind, sources, trim)
 
 
 def _filtered(pieces: Iterator[Events], want: int | None) -> Iterator[Events]:

@@ -1,0 +1,265 @@
+"""A heat map that grows while its source is written, and the page that shows it as it grows.
+
+:class:`Follower` reads the complete lines a growing file has gained since it last looked (a fio
+per-I/O log, or tracer output: bpftrace, biosnoop, trace2heatmap) and counts them into one map
+(:class:`~perflab.analysis.heatmap.ingest.MapBuilder`, the builder ``perflab heatmap`` uses), so
+that once the file stops growing the map equals ``perflab heatmap`` of the finished file, cell for
+cell. It reads only whole lines: a line still being written waits for its newline.
+
+:class:`LivePage` serves the map on the loopback address only (127.0.0.1, an ephemeral port unless
+one is given): ``/`` the page, ``/plotly.min.js`` plotly.js from the installed package (the page
+works offline), ``/map.json`` the map so far. The page redraws itself once a second, says how many
+columns and events it has, and says when the source has ended. Backs ``perflab heatmap --follow``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import numpy as np
+
+from perflab.analysis.heatmap.buckets import bucket_labels, make_buckets
+from perflab.analysis.heatmap.ingest import MapBuilder
+from perflab.analysis.heatmap.model import HeatMap
+from perflab.analysis.heatmap.sources import fio_events
+from perflab.analysis.heatmap.traces import trace_events
+from perflab.fio.logs import FioLogError
+
+__all__ = ["Follower", "LivePage", "FOLLOW_FORMS"]
+
+#: what --follow reads: fio's per-I/O log and the tracers whose lines stand alone (blkparse pairs an
+#: issue line with a completion line that may come much later, so it is read whole, not followed)
+FOLLOW_FORMS = ("fio", "bpftrace", "biosnoop", "trace2heatmap")
+HOST = "127.0.0.1"
+#: after the source ends, the page is served this long more: the page asks once a second, so it sees
+#: "ended" and draws the last columns before the server goes
+LINGER_S = 3.0
+
+
+def _is_header(line: bytes) -> bool:
+    """A tracer's header line (column names), kept to put before each later piece of the file."""
+    first = line.split(maxsplit=1)[:1]
+    if not first:
+        return False
+    try:
+        float(first[0])
+        return False
+    except ValueError:
+        return not line.startswith(b"Attaching ")
+
+
+class Follower:
+    """The map of one growing file. ``poll()`` counts the lines it gained; ``snapshot()`` is the map
+    so far. ``form``: "fio" (a per-I/O log) or a tracer's form; ``units`` as ``perflab heatmap``'s
+    for a trace2heatmap trace."""
+
+    def __init__(self, path: str | os.PathLike, form: str = "fio", col_s: float = 1.0, sub: int = 8,
+                 units: tuple[str | None, str | None] = (None, None)):
+        if form not in FOLLOW_FORMS:
+            raise ValueError(f"--follow reads {', '.join(FOLLOW_FORMS)}, not {form!r}"
+                             + (" (blkparse pairs lines that may be far apart: give the finished trace)"
+                                if form == "blkparse" else ""))
+        self.path, self.form, self.units = Path(path), form, units
+        self.buckets = make_buckets(sub, None, 128, 2 ** 34, None)
+        self.builder = MapBuilder(col_s=col_s, buckets=self.buckets, from_first=form != "fio")
+        self.offset = 0
+        self.header: bytes | None = None
+        self.events = 0
+        self.lock = threading.Lock()
+        self._dir = Path(tempfile.mkdtemp(prefix="perflab-follow-"))
+
+    def close(self) -> None:
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _new_lines(self) -> bytes:
+        """The whole lines written since the last look (b"" if none)."""
+        try:
+            size = self.path.stat().st_size
+        except FileNotFoundError:
+            return b""
+        if size < self.offset:
+            raise FioLogError(f"{self.path}: the file shrank from {self.offset:,} to {size:,} bytes while it "
+                              "was followed (rewritten or truncated): follow it again from the start")
+        if size == self.offset:
+            return b""
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            data = f.read(size - self.offset)
+        cut = data.rfind(b"\n") + 1
+        self.offset += cut
+        return data[:cut]
+
+    def poll(self) -> int:
+        """Count the lines the file gained; returns how many events they held."""
+        data = self._new_lines()
+        if not data:
+            return 0
+        if self.offset == len(data) and self.form != "fio":   # the first piece: its header, if any
+            first = data.split(b"\n", 1)[0]
+            self.header = first + b"\n" if _is_header(first) else None
+        elif self.header is not None:
+            data = self.header + data
+        piece = self._dir / self.path.name   # the same name: fio's job and client come from it
+        piece.write_bytes(data)
+        events = (fio_events(piece, buckets=None) if self.form == "fio"
+                  else trace_events(piece, self.form, self.units))
+        n = 0
+        with self.lock:
+            for ev in events:
+                ev.where = str(self.path)
+                self.builder.add(ev)
+                n += len(ev)
+            self.events += n
+        return n
+
+    def snapshot(self) -> HeatMap:
+        with self.lock:
+            return self.builder.result(kind="per-io" if self.form == "fio" else self.form,
+                                       sources=[str(self.path)])
+
+
+def map_json(hm: HeatMap, events: int, ended: bool, source: str) -> dict:
+    """What the page draws: the non-empty rows' labels, each column's start (s), the counts (rows x
+    columns), the columns' totals, and the state of the source."""
+    counts = hm.counts
+    nz = np.flatnonzero(counts.any(axis=0)) if counts.size else np.array([], int)
+    lo, hi = (int(nz[0]), int(nz[-1]) + 1) if len(nz) else (0, 0)
+    labels = bucket_labels(hm.edges_ns)[lo:hi] if hi else []
+    return {"source": source, "ended": ended, "events": int(events), "columns": int(hm.n_columns),
+            "col_s": hm.col_s, "t0_ms": int(hm.t0_ms),
+            "x": [round(i * hm.col_s, 3) for i in range(hm.n_columns)], "y": list(labels),
+            "z": counts[:, lo:hi].T.tolist(), "totals": counts.sum(axis=1).tolist(),
+            "notes": list(hm.notes)}
+
+
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>perflab: {title}</title><link rel="icon" href="data:,">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<script src="/plotly.min.js"></script>
+<style>body{{font-family:sans-serif;margin:1em}}#state{{margin:.5em 0}}.ended{{color:#a00;font-weight:bold}}</style>
+</head><body>
+<h1 style="font-size:1.3em">{title}</h1>
+<div id="state">waiting for the first lines...</div>
+<div id="map" style="height:520px"></div>
+<div id="rate" style="height:240px"></div>
+<script>
+const COLORS = {colors};
+let drawn = -1, done = false;
+async function tick() {{
+  let m;
+  try {{ m = await (await fetch('/map.json', {{cache: 'no-store'}})).json(); }}
+  catch (e) {{ document.getElementById('state').textContent = 'the server has stopped'; return; }}
+  const st = document.getElementById('state');
+  st.textContent = (m.ended ? 'ended: ' : 'following: ') + m.source + ' - ' + m.events.toLocaleString()
+    + ' events, ' + m.columns + ' columns of ' + m.col_s + ' s';
+  st.className = m.ended ? 'ended' : '';
+  document.body.dataset.columns = m.columns;
+  document.body.dataset.ended = m.ended;
+  if (m.columns !== drawn) {{
+    const z = m.z.map(r => r.map(c => c > 0 ? Math.log10(c) : null));
+    Plotly.react('map', [{{type: 'heatmap', x: m.x, y: m.y, z: z, colorscale: COLORS, hoverongaps: false,
+      customdata: m.z, hovertemplate: 't = %{{x}} s<br>%{{y}}<br>%{{customdata}} events<extra></extra>',
+      colorbar: {{title: 'log10 count'}}}}],
+      {{title: 'latency heat map', xaxis: {{title: 'time (s)'}}, yaxis: {{title: 'latency', type: 'category'}},
+       margin: {{l: 110}}}});
+    Plotly.react('rate', [{{type: 'bar', x: m.x, y: m.totals.map(v => v / m.col_s)}}],
+      {{title: 'events per second', xaxis: {{title: 'time (s)'}}, margin: {{l: 110}}}});
+    drawn = m.columns;
+  }}
+  if (!m.ended) setTimeout(tick, 1000); else done = true;
+}}
+tick();
+</script></body></html>
+"""
+
+
+class LivePage:
+    """The page of a growing map, served on 127.0.0.1 from a thread of its own until ``close()``.
+    ``state()`` returns (map, events, ended) whenever the page asks."""
+
+    def __init__(self, state, title: str, source: str, port: int = 0):
+        from perflab.analysis.figures import plotly_js_path
+        from perflab.analysis.heatmap.plot import COLORSCALE
+
+        page = PAGE.format(title=title, colors=json.dumps(COLORSCALE)).encode()
+        js = plotly_js_path().read_bytes()
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):   # noqa: N802 - the http.server interface
+                if self.path in ("/", "/index.html"):
+                    body, ctype = page, "text/html; charset=utf-8"
+                elif self.path == "/plotly.min.js":
+                    body, ctype = js, "application/javascript"
+                elif self.path.split("?")[0] == "/map.json":
+                    hm, events, ended = state()
+                    body, ctype = json.dumps(map_json(hm, events, ended, source)).encode(), "application/json"
+                else:
+                    self.send_error(404)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Cache-Control", "no-store")
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):   # quiet: the command prints its own progress
+                pass
+
+        self.server = ThreadingHTTPServer((HOST, port), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://{HOST}:{self.server.server_address[1]}/"
+        self.thread = threading.Thread(target=self.server.serve_forever, name="perflab-live", daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def follow(path: str | os.PathLike, form: str = "fio", *, idle_s: float | None = None, port: int = 0,
+           interval_s: float = 0.5, units=(None, None), col_s: float = 1.0, sub: int = 8,
+           on_url=print, stop: threading.Event | None = None) -> HeatMap:
+    """Follow `path` and serve its growing map until `stop` is set (Ctrl-C in the command) or the
+    file has not grown for `idle_s` seconds; then the page says the source ended, stays up LINGER_S
+    more seconds for a last redraw, and the final map is returned."""
+    stop = stop or threading.Event()
+    with Follower(path, form, col_s, sub, units) as f:
+        ended = threading.Event()
+        with LivePage(lambda: (f.snapshot(), f.events, ended.is_set()), f"heat map of {Path(path).name}",
+                      str(path), port) as page:
+            on_url(page.url)
+            last = time.monotonic()
+            try:
+                while not stop.is_set():
+                    if f.poll():
+                        last = time.monotonic()
+                    elif idle_s is not None and time.monotonic() - last >= idle_s:
+                        break
+                    stop.wait(interval_s)
+            except KeyboardInterrupt:   # Ctrl-C: the end of the following, not an error
+                pass
+            finally:
+                f.poll()
+                ended.set()
+                time.sleep(LINGER_S)
+            return f.snapshot()
