@@ -227,7 +227,7 @@ def _heatmap_follow(args) -> int:
         hm = live.follow(path, args.trace or "fio", idle_s=args.idle, port=args.port, col_s=args.col,
                          units=(args.units_time, args.units_latency), on_url=said)
         if args.html or args.csv or args.save:
-            command._write({"": hm}, [path], args.html, args.csv, args.save, args.title, linear=False, by=None)
+            command.write_outputs({"": hm}, [path], args.html, args.csv, args.save, args.title, linear=False, by=None)
     except (OSError, ValueError) as e:   # the file, a port in use, an output: refused (exit 2)
         raise Refused(str(e)) from None
     print(f"{hm.total} I/Os in {hm.counts.shape[0]} columns x {hm.counts.shape[1]} latency buckets", file=sys.stderr)

@@ -17,7 +17,7 @@ from perflab.analysis.heatmap.plot import figure
 
 pd = lazy("pandas")
 
-__all__ = ["render"]
+__all__ = ["render", "write_outputs"]
 
 
 def render(paths, html: str | os.PathLike | None = None, csv: str | os.PathLike | None = None,
@@ -48,7 +48,7 @@ def render(paths, html: str | os.PathLike | None = None, csv: str | os.PathLike 
         if trace or by or what != "latency":
             raise ValueError("saved maps are merged as they are: --trace, --by and --map do not apply")
         hm = merge(HeatMap.load(p) for p in saved)
-        _write({"": hm}, files, html, csv, save, title, linear=hm.scale == "linear", by=None)
+        write_outputs({"": hm}, files, html, csv, save, title, linear=hm.scale == "linear", by=None)
         return hm
     if trace is not None:
         out = from_trace(files, trace, col_s=col_s, sub=sub, linear_ns=linear_ns, what=what, by=by, row=row,
@@ -71,11 +71,11 @@ def render(paths, html: str | os.PathLike | None = None, csv: str | os.PathLike 
     if sum(m.total for m in maps.values()) == 0:
         raise ValueError(f"no I/O in {', '.join(map(str, files))}: nothing to draw (an empty log, or one "
                          "whose every line was left out)")
-    _write(maps, files, html, csv, save, title, linear=bool(linear_ns), by=by)
+    write_outputs(maps, files, html, csv, save, title, linear=bool(linear_ns), by=by)
     return out
 
 
-def _write(maps: dict[str, HeatMap], files: list[Path], html, csv, save, title, linear: bool,
+def write_outputs(maps: dict[str, HeatMap], files: list[Path], html, csv, save, title, linear: bool,
            by: str | None) -> None:
     """Every output or none: each is written to a temporary file beside its destination (which is
     where an unwritable place shows), and only when all are written are they renamed into place."""
