@@ -13,6 +13,8 @@ import json
 import os
 import shutil
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -64,11 +66,14 @@ def lab_host(docker_ok, manifest, tmp_path_factory):
     env = {**os.environ, "PERFLAB_LAB_IMAGE": IMAGE, "PERFLAB_LAB_VOLUME": VOLUME, "PERFLAB_LAB_RUNS": str(runs),
            "PERFLAB_LAB_IMAGES": str(images)}
 
-    def run(*args, timeout=1500):
-        with lock.machine_lock("lab-host test"):   # the inner perflab cannot see this machine's lock
-            return sh(str(ROOT / "scripts" / "lab-host"), *args, timeout=timeout, env=env, cwd=ROOT)
+    def run(*args, timeout=1500):   # the inner perflab takes this machine's lab lock itself (bound in)
+        return sh(str(ROOT / "scripts" / "lab-host"), *args, timeout=timeout, env=env, cwd=ROOT)
 
-    run.images, run.runs = images, runs
+    def start(*args):
+        return subprocess.Popen([str(ROOT / "scripts" / "lab-host"), *args], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+
+    run.images, run.runs, run.start = images, runs, start
     yield run, runs
     sh("docker", "volume", "rm", "-f", VOLUME)
     (images / "labs.tar").unlink(missing_ok=True)
@@ -105,12 +110,29 @@ INSIDE = [pytest.param(lab, marks=[pytest.mark.long] if lab != "jbod" else []) f
 
 @pytest.mark.parametrize("lab", INSIDE)
 def test_a_smoke_run_inside_passes_and_leaves_only_its_run_directory(lab_host, lab, artifacts):
+    """... after queueing behind the host's lab lock (one lab at a time per kernel: the lock is bound
+    into every lab-host container), which the test holds for the run's first seconds."""
     run, runs = lab_host
     before = outer_state()
-    r = run("run", lab, "--preset", "smoke")
+    waits = "waiting for the lab that is running (lab-host test holding the host's lock"
+    with lock.machine_lock("lab-host test holding the host's lock"):
+        p = run.start("run", lab, "--preset", "smoke")
+        watchdog = threading.Timer(900, p.kill)   # a run that never says it waits must not hang the test
+        watchdog.start()
+        said = []
+        for line in p.stderr:   # the inner engine loads the lab images first; then the lab asks for the lock
+            said.append(line)
+            if waits in line:
+                break
+        time.sleep(3)
+        assert p.poll() is None, "".join(said)[-3000:]   # it waits: the lab has not run
+    watchdog.cancel()
+    out, err = p.communicate(timeout=1500)
+    r = subprocess.CompletedProcess(p.args, p.returncode, out, "".join(said) + err)
     (artifacts / "run.txt").write_text(r.stdout + "\n" + r.stderr)
     after = outer_state()
     assert r.returncode == 0, r.stderr[-3000:]
+    assert waits in r.stderr
     run_dir = runs / Path(r.stdout.strip().splitlines()[-1]).name   # printed as the container sees it
     doc = json.loads((run_dir / "run.json").read_text())
     assert doc["status"] == "complete" and doc["lab"] == lab

@@ -3,7 +3,8 @@
 # image is examples/class/jupyterhub/Dockerfile's; the settings are DockerSpawner's documented ones.
 #
 # Plan for it as for one shared host per hub machine: every student's labs run on that machine's
-# cores, and labs emulate time (disks, links), so two at once distort each other's results. The
+# cores, and labs emulate time (disks, links), so two at once distort each other's results: the
+# machine's lab lock, bound into every student's container below, makes their runs queue. The
 # instructor guide's "A class of 100" gives the measured run times to plan machines from.
 c = get_config()  # noqa: F821  (JupyterHub's config loader defines it)
 
@@ -20,5 +21,8 @@ c.DockerSpawner.extra_host_config = {"privileged": True}
 c.DockerSpawner.volumes = {
     "perflab-{username}-docker": "/var/lib/docker",   # the inner engine's images: built once per student
     "perflab-{username}-runs": "/work/data/runs",     # the student's run directories, kept between sessions
+    # one lab at a time per kernel: the hub machine's lab lock, as scripts/lab-host binds it (the file
+    # must exist on the hub machine first: `mkdir -p /run/perflab && touch /run/perflab/labs.lock`)
+    "/run/perflab/labs.lock": "/run/perflab/labs.lock",
 }
 c.DockerSpawner.remove = True   # the container goes when the server stops; the two volumes stay
