@@ -7,7 +7,7 @@ from pathlib import Path
 
 from perflab.fio import jobs as fio
 from perflab.infra import zfs
-from perflab.infra.containers import ContainerFailed, wait_until
+from perflab.infra.containers import ContainerFailed, first_write, running_until
 from perflab.infra.slowdisk import DiskModel
 
 #: For perflab.analysis.sanity: the rate changes on purpose during the run (peak-vs-average does not apply).
@@ -74,23 +74,14 @@ def run(s) -> None:
 
     p = s.params
     lp = zfs.lab_paths(s)
-    tags, out, dev, exp = lp.tags, lp.out, lp.dev, lp.export
+    tags, out, exp = lp.tags, lp.out, lp.export
     job = job_file(s).write(out / f"{JOB}.fio")
     events: dict[str, int] = {}
     try:
         with zfs.lab_containers(s, lp) as (topo, _):
             with s.phase("pool"):
-                srv = zfs.ZfsServer.start(topo, tags["zfs"], exp, dev)
-                model = disk_model(p)
-                disks = srv.make_disks(2 * p["mirrors"], DISK_BYTES, model)
-                layout = []
-                for i in range(p["mirrors"]):
-                    layout += ["mirror", disks[2 * i], disks[2 * i + 1]]
-                srv.create_pool(layout, {"recordsize": recordsize(p["bs"]), "atime": "off",
-                                         "compression": "off"})
-                srv.start_iostat()
-                s.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
-                             disk_model=model.to_options(), pool_layout=" ".join(layout))
+                srv = zfs.mirrored_server(s, topo, lp, disk_model(p), p["mirrors"], DISK_BYTES, {
+                    "recordsize": recordsize(p["bs"]), "atime": "off", "compression": "off"})
             if untars(p):
                 udir = s.path("untar")
                 udir.mkdir(exist_ok=True)
@@ -101,21 +92,13 @@ def run(s) -> None:
                     volumes={str(out): {"bind": "/out", "mode": "rw"},
                              str(exp): {"bind": zfs.EXPORT, "mode": "rw,rslave"}},
                     working_dir="/out", network_mode="none")
-                first = exp / zfs.POOL / "perflab-logzilla.0.dat"
-                wait_until(lambda: first.exists() and first.stat().st_size > 0, 120, "fio's first write",
-                           interval=0.02)
-                events["fio_first_write_ms"] = int(time.time() * 1000)
-                t_add = events["fio_first_write_ms"] / 1000 + p["before"]
-                while time.time() < t_add:
-                    fio_c.reload()
-                    if fio_c.status != "running":
-                        raise ContainerFailed("fio ended before the log device was added:\n"
-                                              + fio_c.logs().decode(errors="replace")[-2000:])
-                    time.sleep(min(0.5, max(0.0, t_add - time.time())))
+                events["fio_first_write_ms"] = first_write(exp / zfs.POOL / "perflab-logzilla.0.dat")
+                running_until(fio_c, events["fio_first_write_ms"] / 1000 + p["before"],
+                              "fio ended before the log device was added")
             with s.phase("after"):
                 events["log_device"] = p["log_device"]
                 if p["log_device"] != "none":
-                    srv.add_disk_log(SLOG_MB, ssd_model(p) if p["log_device"] == "ssd" else model)
+                    srv.add_disk_log(SLOG_MB, ssd_model(p) if p["log_device"] == "ssd" else disk_model(p))
                 events["change_ms"] = int(time.time() * 1000)
                 res = fio_c.wait(timeout=p["after"] + 300)
                 events["fio_exit_ms"] = int(time.time() * 1000)

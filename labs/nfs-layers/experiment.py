@@ -8,7 +8,7 @@ from pathlib import Path
 
 from perflab.fio import jobs as fio
 from perflab.infra import zfs
-from perflab.infra.containers import ContainerFailed, exec_sh, wait_for_file, wait_until
+from perflab.infra.containers import ContainerFailed, exec_sh, first_write, running_until, wait_for_file, wait_until
 from perflab.infra.inside import host_pid
 from perflab.infra.slowdisk import DiskModel
 from perflab.infra.tracers import Bpftrace
@@ -95,7 +95,7 @@ def run(s) -> None:
     tags = {**lp.tags, "fio": s.manifest.images["nfsfio"].tag,
             **{n: s.manifest.images[n].tag for n in ("ganesha", "desktop")}}
     lp.tags["fio"] = tags["fio"]
-    out, dev, exp = lp.out, lp.dev, lp.export
+    out, exp = lp.out, lp.export
     sdir, tdir = s.path("server"), s.path("trace")
     for d in (sdir, tdir):
         d.mkdir(exist_ok=True)
@@ -106,15 +106,8 @@ def run(s) -> None:
     try:
         with zfs.lab_containers(s, lp) as (topo, _):
             with s.phase("pool"):
-                srv = zfs.ZfsServer.start(topo, tags["zfs"], exp, dev)
-                model = disk_model(p)
-                disks = srv.make_disks(2 * p["mirrors"], DISK_BYTES, model)
-                layout = []
-                for i in range(p["mirrors"]):
-                    layout += ["mirror", disks[2 * i], disks[2 * i + 1]]
-                srv.create_pool(layout, {"recordsize": recordsize(p["bs"]), "atime": "off", "compression": "off"})
-                s.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
-                             disk_model=model.to_options(), pool_layout=" ".join(layout))
+                srv = zfs.mirrored_server(s, topo, lp, disk_model(p), p["mirrors"], DISK_BYTES, {
+                    "recordsize": recordsize(p["bs"]), "atime": "off", "compression": "off"})
             with s.phase("server"):
                 conf.write_text(server_conf(topo.run(tags["ganesha"], "ganesha-conf",
                                                      ["cat", "/etc/ganesha/ganesha.conf"], timeout=60,
@@ -138,17 +131,9 @@ def run(s) -> None:
                 fio_c = topo.container(
                     tags["fio"], "fio", ["fio", "--output-format=json", f"--output={JOB}.json", job.name],
                     network=net, volumes={str(out): {"bind": "/out", "mode": "rw"}}, working_dir="/out")
-                first = exp / zfs.POOL / "nfs-layers.0.dat"
-                wait_until(lambda: first.exists() and first.stat().st_size > 0, 120, "fio's first write",
-                           interval=0.02)
-                events["fio_first_write_ms"] = int(time.time() * 1000)
-                t_add = events["fio_first_write_ms"] / 1000 + p["before"]
-                while time.time() < t_add:
-                    fio_c.reload()
-                    if fio_c.status != "running":
-                        raise ContainerFailed("fio ended before the log device was added:\n"
-                                              + fio_c.logs().decode(errors="replace")[-2000:])
-                    time.sleep(min(0.5, max(0.0, t_add - time.time())))
+                events["fio_first_write_ms"] = first_write(exp / zfs.POOL / "nfs-layers.0.dat")
+                running_until(fio_c, events["fio_first_write_ms"] / 1000 + p["before"],
+                              "fio ended before the log device was added")
             with s.phase("after"):
                 events["add_start_ms"] = int(time.time() * 1000)   # ZFS may write its log there before `zpool add` returns
                 srv.add_disk_log(SLOG_MB, ssd_model(p), log_subdir="slog")

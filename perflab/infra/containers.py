@@ -229,6 +229,24 @@ def wait_until(pred, timeout: float, what: str, interval: float = 0.2):
     raise TimeoutError(f"{what}: not ready after {timeout:g} s")
 
 
+def first_write(path: Path, timeout: float = 120.0, what: str = "fio's first write") -> int:
+    """Wait until the file at `path` (a job's data file, seen from the host) holds bytes; the wall
+    clock then, in epoch ms."""
+    path = Path(path)
+    wait_until(lambda: path.exists() and path.stat().st_size > 0, timeout, what, interval=0.02)
+    return int(time.time() * 1000)
+
+
+def running_until(c, t_end: float, what: str) -> None:
+    """Until `t_end` (epoch s), check twice a second that container c still runs; if it ends first,
+    fail at once with `what` and the last of its output (a job that died before a lab's change)."""
+    while time.time() < t_end:
+        c.reload()
+        if c.status != "running":
+            raise ContainerFailed(f"{what}:\n" + c.logs().decode(errors="replace")[-2000:])
+        time.sleep(min(0.5, max(0.0, t_end - time.time())))
+
+
 def volumes_disk(client) -> str:
     """The whole block device (/dev/NAME) that holds a lab's volumes: the `--scratch` directory's
     when one was chosen (perflab.infra.scratch), else Docker's data root's. It is the device that

@@ -110,6 +110,18 @@ def zram_device(ledger: Ledger, size_bytes: int):
             ledger.release("zram", dev)
 
 
+def mirrored_server(s, topo: Topology, lp: LabPaths, model: DiskModel, mirrors: int, disk_bytes: int,
+                    props: dict[str, str]) -> "ZfsServer":
+    """The ZFS server of a lab whose pool is `mirrors` two-way mirrors of emulated disks of `model`:
+    started, its pool made, and zfs-fuse's version, the disk model and the layout in the run's
+    provenance."""
+    srv = ZfsServer.start(topo, lp.tags["zfs"], lp.export, lp.dev)
+    layout = srv.create_mirrored_pool(mirrors, disk_bytes, model, props)
+    s.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
+                 disk_model=model.to_options(), pool_layout=" ".join(layout))
+    return srv
+
+
 def drop_mounts_below(export: Path) -> list[str]:
     """Lazily unmount every mount strictly below `export` (deepest first): the datasets of a
     server that was killed, which the host still lists but nobody answers for. Returns them."""
@@ -179,6 +191,16 @@ class ZfsServer:
         self.exec(["slowdisk", BACKING, DISKS, "-f", "-o", opts], detach=True)
         wait_until(lambda: " fuse.slowdisk " in self.sh("cat /proc/mounts"), 20, "slowdisk mount")
         return [f"{DISKS}/{d}" for d in names]
+
+    def create_mirrored_pool(self, mirrors: int, size: int, model: DiskModel, props: dict[str, str]) -> list[str]:
+        """A pool of `mirrors` two-way mirrors of emulated disks (make_disks, then create_pool);
+        returns the layout as `zpool create` was given it."""
+        disks = self.make_disks(2 * mirrors, size, model)
+        layout = []
+        for i in range(mirrors):
+            layout += ["mirror", disks[2 * i], disks[2 * i + 1]]
+        self.create_pool(layout, props)
+        return layout
 
     def create_pool(self, layout: list[str], props: dict[str, str], name: str = POOL) -> None:
         """`zpool create -f` (also over the disks of an exported pool), mounted at /export/<name>."""
