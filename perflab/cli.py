@@ -4,6 +4,7 @@ the commands themselves are perflab.commands.
     perflab labs                          the labs, their parameters and presets
     perflab run LAB [--preset P] [-p k=v] run a lab; the last line printed is the run directory
     perflab run LAB ... --dry-run         validate and print the plan; create nothing (exit 0 or 2)
+    perflab run LAB ... --live            and watch it on a page at 127.0.0.1 as it goes
     perflab run LAB --variant FILE        run a student's mystery variant (perflab assign)
     perflab assign LAB --students CSV --seed S --out DIR   a class's mystery labs and the answer key
     perflab grade --key KEY SUBMISSION | --class DIR       mark submissions against the key
@@ -55,6 +56,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--param", action="append", metavar="KEY=VALUE", help="override a parameter")
     p.add_argument("--record", action="store_true", help="keep this run as the chapter's reference run")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary on stderr")
+    p.add_argument("--live", action="store_true", help="watch it as it goes: the lab's latency heat map and "
+                   "throughput, growing a column a second, on a page at 127.0.0.1 (its address is printed first)")
+    p.add_argument("--port", type=int, default=0, help="with --live: the page's port (default: any free one)")
     p.add_argument("--variant", metavar="FILE", help="a student's sealed mystery variant (variant.json from perflab assign)")
     p.add_argument("--dry-run", action="store_true",
                    help="validate the parameters and print the plan (phases, time, images, disk); create nothing")

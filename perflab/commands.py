@@ -78,7 +78,7 @@ def cmd_run(m, args) -> int:
             if args.dry_run:
                 return runner.dry_run(m, args.lab, args.preset, args.param or [], variant=variant)
             return runner.run(m, args.lab, args.preset, args.param or [], record=args.record, quiet=args.quiet,
-                              variant=variant)
+                              variant=variant, live=args.live, port=args.port)
         except KeyboardInterrupt:   # while waiting for another lab: nothing was created yet
             print(f"perflab run {args.lab}: interrupted before it started, nothing was created", file=sys.stderr)
             return runner.EXIT_INTERRUPTED

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from perflab.analysis import heatmap
-from perflab.analysis.heatmap.live import Follower, LivePage, follow
+from perflab.analysis.heatmap.live import Follower, LivePage, follow, map_json
 from perflab.fio.logs import FioLogError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,7 +83,7 @@ def test_the_page_listens_on_the_loopback_alone_and_stops(tmp_path):
     log.write_bytes(b"".join(fio_lines(200)))
     with Follower(log) as f:
         f.poll()
-        with LivePage(lambda: (f.snapshot(), f.events, False), "t", str(log)) as page:
+        with LivePage(lambda: map_json(f.snapshot(), f.events, False, str(log)), "t") as page:
             host, port = page.server.server_address
             assert host == "127.0.0.1" and page.url == f"http://127.0.0.1:{port}/"
             m = json.loads(_get(page.url + "map.json"))

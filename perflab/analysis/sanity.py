@@ -334,11 +334,14 @@ RULES = (_disk_read_from_cache, _cache_read_from_disk, _client_bound, _too_short
 
 def fio_reports(run_dir: Path) -> list[Path]:
     """The fio JSON reports of a run directory (any *.json that is one), not those of the runs a
-    reference keeps beside it (repeats/<k>/: each is a run of its own, reviewed on its own)."""
+    reference keeps beside it (repeats/<k>/: each is a run of its own, reviewed on its own), nor a
+    watched run's reports once a second (NAME.status.json: its last one is NAME.json)."""
+    from perflab.fio.jobs import STATUS_SUFFIX
+
     out = []
     run_dir = Path(run_dir)
     for p in sorted(run_dir.rglob("*.json")):
-        if p.name == "run.json" or p.stat().st_size > 50_000_000:
+        if p.name == "run.json" or p.name.endswith(STATUS_SUFFIX) or p.stat().st_size > 50_000_000:
             continue
         if p.relative_to(run_dir).parts[0] == "repeats":
             continue

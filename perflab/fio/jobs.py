@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from perflab.errors import Refused
 
+import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,10 +120,62 @@ def run_in_container(topo, image: str, job: Path, out_dir: Path, name: str, *, v
     out_dir = Path(out_dir)
     rel = Path(job).resolve().relative_to(out_dir.resolve())
     vols = {str(out_dir.resolve()): {"bind": "/out", "mode": "rw"}, **(volumes or {})}
-    cmd = ["fio", "--output-format=json", f"--output={name}.json", *extra_args, str(rel)]
+    live = live_sources()
+    if live is None:
+        cmd = ["fio", "--output-format=json", f"--output={name}.json", *extra_args, str(rel)]
+    else:   # watched (perflab run --live): fio's status each second, its latency bins included
+        cmd = ["fio", "--output-format=json+", f"--status-interval={STATUS_INTERVAL_S}",
+               f"--output={name}{STATUS_SUFFIX}", *extra_args, str(rel)]
+        with open(live, "a") as fh:
+            fh.write(json.dumps({"kind": "fio-status", "path": str(out_dir / f"{name}{STATUS_SUFFIX}"),
+                                 "label": name}) + "\n")
     if kw.get("nano_cpus") or kw.get("cpu_quota"):
         cmd = ["sh", "-c", f'"$@"; rc=$?; cat {CPU_STAT} > {name}.cpu.stat 2>/dev/null; exit $rc', "fio", *cmd]
     output = topo.run(image, name, cmd, volumes=vols, working_dir="/out", timeout=timeout,
                       network_mode="none", **kw)
     (out_dir / f"{name}.stdout.txt").write_text(output)
+    if live is not None:   # the result, as an unwatched run writes it: fio's last report alone
+        from perflab.fio.logs import FioLogError
+
+        docs = status_docs((out_dir / f"{name}{STATUS_SUFFIX}").read_text())
+        if not docs:
+            raise FioLogError(f"{out_dir / (name + STATUS_SUFFIX)}: fio wrote no report")
+        tmp = out_dir / f".{name}.json.tmp"
+        tmp.write_text(json.dumps(docs[-1], indent=1))
+        os.replace(tmp, out_dir / f"{name}.json")
     return out_dir / f"{name}.json"
+
+
+#: `perflab run --live` puts the run's live.jsonl here, in the environment of the lab's notebook:
+#: fio's runs add their status files to it, and the page reads what they list
+LIVE_ENV = "PERFLAB_LIVE"
+STATUS_SUFFIX = ".status.json"   # fio's reports, one a second (--status-interval), then its last
+STATUS_INTERVAL_S = 1
+
+
+def live_sources() -> Path | None:
+    """The run's live.jsonl when the run is watched, else None."""
+    v = os.environ.get(LIVE_ENV)
+    return Path(v) if v else None
+
+
+def status_docs(text: str) -> list[dict]:
+    """fio's JSON reports as --status-interval writes them, one after another: the complete ones."""
+    return read_status(text)[0]
+
+
+def read_status(text: str) -> tuple[list[dict], int]:
+    """The complete reports at the start of `text`, and how many characters they (and the blanks
+    between them) take: a report fio is still writing is left for the next read."""
+    dec, docs, i, end = json.JSONDecoder(), [], 0, 0
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text):
+            return docs, end
+        try:
+            doc, i = dec.raw_decode(text, i)
+        except json.JSONDecodeError:   # the report fio is writing now
+            return docs, end
+        docs.append(doc)
+        end = i

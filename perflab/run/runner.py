@@ -32,6 +32,7 @@ from perflab.run import labcontract, progress, provenance
 from perflab.config.manifest import SUITES, Lab, Manifest
 from perflab.run.record import RunRecord
 from perflab.run.session import create_run
+from perflab.fio.jobs import LIVE_ENV
 
 from perflab.errors import EXIT_CHECK, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED, Refused, explain  # noqa: F401
 KILL_GRACE_S = 60
@@ -96,12 +97,14 @@ def _stop(proc: subprocess.Popen, run_dir: Path, stop: _Interrupt) -> None:
 
 
 def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: bool = False,
-        quiet: bool = False, variant=None, repeat: int | None = None) -> int:
+        quiet: bool = False, variant=None, repeat: int | None = None, live: bool = False, port: int = 0) -> int:
     """Run a lab (validated, under the machine lock). `record`: keep a completed run with every
     check passed as the chapter's reference; with `repeat` = k (>= 2), keep any completed run as
     the reference's repeat k instead (data/reference/<lab>/repeats/<k>/), failed checks and all:
     a repeat is there to show the spread of the result, not to be chosen. `variant`: a student's
-    mystery variant (perflab.teaching.variant.Variant): its preset, sealed values and notebook."""
+    mystery variant (perflab.teaching.variant.Variant): its preset, sealed values and notebook.
+    `live`: serve the run's page on 127.0.0.1 (`port`, else any free one) while it goes
+    (perflab.run.live); not with `record` (a reference run is not watched: its fio runs as it ships)."""
     lab = m.lab(lab_name)
     if variant is not None:
         preset, overrides = _variant(lab, variant, overrides, record)
@@ -110,6 +113,13 @@ def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: b
     check_suite(m, lab)
     if record:
         check_recordable(m, lab)
+        if live:
+            raise Refused("--live with --record: a reference run is recorded as a run is made unwatched "
+                          "(fio's reports once a second are what --live adds); drop one of them")
+    if not 0 <= port <= 65535:
+        raise Refused(f"--port {port}: a TCP port, 0 (any free one) to 65535")
+    if port and not live:
+        raise Refused("--port is for --live (the page of a run as it goes)")
     check_requirements(m, lab)
     if record:
         from perflab.run.provenance import git_state
@@ -123,7 +133,7 @@ def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: b
               file=sys.stderr)
 
     with lock.machine_lock(f"{lab.name} {preset}", None if quiet else waiting):
-        return _run_locked(m, lab, preset, values, record, quiet, variant, repeat)
+        return _run_locked(m, lab, preset, values, record, quiet, variant, repeat, live, port)
 
 
 def _suite(m: Manifest, lab: Lab) -> str:
@@ -206,7 +216,7 @@ def _variant(lab: Lab, v, overrides: list[str], record: bool):
 
 
 def _run_locked(m: Manifest, lab: Lab, preset: str, values: dict, record: bool, quiet: bool,
-                variant=None, repeat: int | None = None) -> int:
+                variant=None, repeat: int | None = None, live: bool = False, port: int = 0) -> int:
     missing = images.missing(m, lab.images)
     if missing:
         print(f"perflab: building missing or out-of-date images {', '.join(missing)}", file=sys.stderr)
@@ -220,9 +230,15 @@ def _run_locked(m: Manifest, lab: Lab, preset: str, values: dict, record: bool, 
     stop = _Interrupt()
     old = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
     status, error, rc = "failed", None, EXIT_FAILED
-    proc = None
+    proc = watched = None
     try:
-        proc = _start_notebook(m, lab, preset, values, run_dir, variant)
+        if live:
+            from perflab.run.live import LiveRun
+
+            watched = LiveRun(run_dir, lab.name, port)
+            print(f"perflab: watch it at {watched.url} (127.0.0.1 only; the page stops with the run)",
+                  file=sys.stderr, flush=True)
+        proc = _start_notebook(m, lab, preset, values, run_dir, variant, live=watched is not None)
         _watch(proc, lab, run_dir, started, stop, quiet)
         if stop.signum is not None:
             status, rc, error = "incomplete", EXIT_INTERRUPTED, f"interrupted by {signal.Signals(stop.signum).name}"
@@ -245,6 +261,8 @@ def _run_locked(m: Manifest, lab: Lab, preset: str, values: dict, record: bool, 
             error = (error + "; " if error else "") + "cleanup failed for: " + ", ".join(failed)
         rec.provenance(ended=provenance.now_iso(), duration_s=round(time.time() - started, 1))
         doc = rec.set_status(status, error)
+        if watched is not None:   # the page says the run ended, links the notebook, then stops
+            watched.finish()
         for s, h in old.items():
             signal.signal(s, h)
     (run_dir / cleanup.OWNER).unlink(missing_ok=True)
@@ -262,8 +280,10 @@ def _run_locked(m: Manifest, lab: Lab, preset: str, values: dict, record: bool, 
     return rc
 
 
-def _start_notebook(m: Manifest, lab: Lab, preset: str, values: dict, run_dir: Path, variant) -> subprocess.Popen:
-    """papermill on the lab's notebook, in its own session, recorded in the run's ledger."""
+def _start_notebook(m: Manifest, lab: Lab, preset: str, values: dict, run_dir: Path, variant,
+                    live: bool = False) -> subprocess.Popen:
+    """papermill on the lab's notebook, in its own session, recorded in the run's ledger; `live`:
+    the lab's fio runs report once a second, listed in the run's live.jsonl (perflab.fio.jobs)."""
     nb_in = notebook_input(m, lab, run_dir, variant.notebook if variant else None)
     nb_out = run_dir / "notebook.ipynb"
     pfile = run_dir / "papermill-params.json"
@@ -276,7 +296,8 @@ def _start_notebook(m: Manifest, lab: Lab, preset: str, values: dict, run_dir: P
     with open(run_dir / "papermill.log", "w") as plog:
         proc = subprocess.Popen(cmd, stdout=plog, stderr=subprocess.STDOUT, start_new_session=True,
                                 cwd=m.root, env={**os.environ, "PERFLAB_ROOT": str(m.root),
-                                                 labels.RUN_DIR_ENV: str(run_dir)})
+                                                 labels.RUN_DIR_ENV: str(run_dir),
+                                                 **({LIVE_ENV: str(run_dir / "live.jsonl")} if live else {})})
     ledger.Ledger(run_dir).record_process(proc.pid, "papermill")
     return proc
 

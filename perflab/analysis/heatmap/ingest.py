@@ -154,6 +154,11 @@ class MapBuilder:
             sel = d.codes == code
             self._acc(label).add_events(ev.t_ms[sel], r[sel], ev.where)
 
+    def add_rows(self, t_ms: np.ndarray, rows: np.ndarray) -> None:
+        """Counts already in rows (one row of counts per time, the overflow last: a histogram a
+        second, such as fio's reports' latency bins), for a map without ``by``."""
+        self._acc("").add_rows(t_ms, rows)
+
     def result(self, kind: str = "per-io", sources: Iterable[str] = (),
                trim: bool = False) -> HeatMap | dict[str, HeatMap]:
         what, by, buckets = self.what, self.by, self.buckets

@@ -151,32 +151,43 @@ PAGE = """<!doctype html>
 <style>body{{font-family:sans-serif;margin:1em}}#state{{margin:.5em 0}}.ended{{color:#a00;font-weight:bold}}</style>
 </head><body>
 <h1 style="font-size:1.3em">{title}</h1>
-<div id="state">waiting for the first lines...</div>
+<div id="state">waiting for the first lines...</div><a id="notebook"></a>
 <div id="map" style="height:520px"></div>
 <div id="rate" style="height:240px"></div>
 <script>
 const COLORS = {colors};
-let drawn = -1, done = false;
+let drawn = '', done = false;
 async function tick() {{
   let m;
   try {{ m = await (await fetch('/map.json', {{cache: 'no-store'}})).json(); }}
   catch (e) {{ document.getElementById('state').textContent = 'the server has stopped'; return; }}
   const st = document.getElementById('state');
   st.textContent = (m.ended ? 'ended: ' : 'following: ') + m.source + ' - ' + m.events.toLocaleString()
-    + ' events, ' + m.columns + ' columns of ' + m.col_s + ' s';
+    + ' events, ' + m.columns + ' columns of ' + m.col_s + ' s'
+    + (m.phase && !m.ended ? ' - phase: ' + m.phase : '') + (m.ended && m.notebook ? ' - notebook: ' + m.notebook : '');
   st.className = m.ended ? 'ended' : '';
+  const nb = document.getElementById('notebook');
+  if (m.ended && m.notebook_url) {{ nb.href = m.notebook_url; nb.textContent = 'the finished notebook (.ipynb)'; }}
   document.body.dataset.columns = m.columns;
   document.body.dataset.ended = m.ended;
-  if (m.columns !== drawn) {{
+  const ph = m.phases || [];
+  const key = m.columns + '/' + ph.length;
+  if (key !== drawn) {{
     const z = m.z.map(r => r.map(c => c > 0 ? Math.log10(c) : null));
+    const lines = ph.map(p => ({{type: 'line', x0: p.t_s, x1: p.t_s, yref: 'paper', y0: 0, y1: 1,
+                                line: {{dash: 'dash', width: 1, color: 'black'}}}}));
+    const notes = ph.map((p, i) => ({{x: p.t_s, yref: 'paper', y: i % 2 ? 1.07 : 1, text: p.name, showarrow: false,
+                                     xanchor: 'left', yanchor: 'bottom', font: {{size: 11}}}}));
     Plotly.react('map', [{{type: 'heatmap', x: m.x, y: m.y, z: z, colorscale: COLORS, hoverongaps: false,
       customdata: m.z, hovertemplate: 't = %{{x}} s<br>%{{y}}<br>%{{customdata}} events<extra></extra>',
-      colorbar: {{title: 'log10 count'}}}}],
-      {{title: 'latency heat map', xaxis: {{title: 'time (s)'}}, yaxis: {{title: 'latency', type: 'category'}},
-       margin: {{l: 110}}}});
+      colorbar: {{title: {{text: 'count'}}, tickvals: [0, 1, 2, 3, 4, 5, 6], ticktext: ['1', '10', '100', '1k', '10k', '100k', '1M']}}}}],
+      {{title: {{text: 'latency heat map (count per cell)'}}, xaxis: {{title: {{text: 'time (s)'}}}},
+       yaxis: {{title: {{text: 'latency'}}, type: 'category'}}, margin: {{l: 110, t: 80}}, shapes: lines,
+       annotations: notes}});
     Plotly.react('rate', [{{type: 'bar', x: m.x, y: m.totals.map(v => v / m.col_s)}}],
-      {{title: 'events per second', xaxis: {{title: 'time (s)'}}, margin: {{l: 110}}}});
-    drawn = m.columns;
+      {{title: {{text: 'events per second'}}, xaxis: {{title: {{text: 'time (s)'}}}},
+       yaxis: {{title: {{text: 'per second'}}}}, margin: {{l: 110, t: 60}}, shapes: lines}});
+    drawn = key;
   }}
   if (!m.ended) setTimeout(tick, 1000); else done = true;
 }}
@@ -186,28 +197,34 @@ tick();
 
 
 class LivePage:
-    """The page of a growing map, served on 127.0.0.1 from a thread of its own until ``close()``.
-    ``state()`` returns (map, events, ended) whenever the page asks."""
+    """A growing map's page, served on 127.0.0.1 from a thread of its own until ``close()``.
+    ``data()`` returns what ``/map.json`` answers whenever the page asks (:func:`map_json`'s dict,
+    with ``phases``, ``phase``, ``notebook`` and ``notebook_url`` where a run has them); ``extra``
+    maps other paths to a function giving (body, content type), or None for "not there (yet)"."""
 
-    def __init__(self, state, title: str, source: str, port: int = 0):
+    def __init__(self, data, title: str, port: int = 0, extra: dict | None = None):
         from perflab.analysis.figures import plotly_js_path
         from perflab.analysis.heatmap.plot import COLORSCALE
 
         page = PAGE.format(title=title, colors=json.dumps(COLORSCALE)).encode()
         js = plotly_js_path().read_bytes()
+        extra = extra or {}
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):   # noqa: N802 - the http.server interface
-                if self.path in ("/", "/index.html"):
-                    body, ctype = page, "text/html; charset=utf-8"
-                elif self.path == "/plotly.min.js":
-                    body, ctype = js, "application/javascript"
-                elif self.path.split("?")[0] == "/map.json":
-                    hm, events, ended = state()
-                    body, ctype = json.dumps(map_json(hm, events, ended, source)).encode(), "application/json"
+                path = self.path.split("?")[0]
+                if path in ("/", "/index.html"):
+                    got = page, "text/html; charset=utf-8"
+                elif path == "/plotly.min.js":
+                    got = js, "application/javascript"
+                elif path == "/map.json":
+                    got = json.dumps(data()).encode(), "application/json"
                 else:
+                    got = extra[path]() if path in extra else None
+                if got is None:
                     self.send_error(404)
                     return
+                body, ctype = got
                 self.send_response(200)
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
@@ -245,8 +262,8 @@ def follow(path: str | os.PathLike, form: str = "fio", *, idle_s: float | None =
     stop = stop or threading.Event()
     with Follower(path, form, col_s, sub, units) as f:
         ended = threading.Event()
-        with LivePage(lambda: (f.snapshot(), f.events, ended.is_set()), f"heat map of {Path(path).name}",
-                      str(path), port) as page:
+        with LivePage(lambda: map_json(f.snapshot(), f.events, ended.is_set(), str(path)),
+                      f"heat map of {Path(path).name}", port) as page:
             on_url(page.url)
             last = time.monotonic()
             try:

@@ -1,0 +1,152 @@
+"""`perflab run LAB --live`: the lab's latency heat map and throughput while the run goes, on a page at
+127.0.0.1 (perflab.analysis.heatmap.live's page), each phase marked as it begins.
+
+Its data are what the run writes as it goes: fio's reports, once a second, which a watched run asks
+fio for (perflab.fio.jobs: --status-interval with json+, whose cumulative latency bins, differenced,
+are each second's histogram; each report file is listed in the run's live.jsonl), and the run's
+phases (progress.jsonl). The lab itself does nothing else for it. The page is served from the
+process that runs the notebook, so it stops with the run, interrupted or not, once the page has had
+LINGER_S to show the end and the link to the finished notebook.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from perflab.analysis.heatmap.buckets import Buckets
+from perflab.analysis.heatmap.ingest import MapBuilder
+from perflab.analysis.heatmap.live import LINGER_S, LivePage, map_json
+from perflab.fio.jobs import read_status
+
+__all__ = ["FioStatus", "LiveRun", "LIVE_LIST", "cumulative_bins"]
+
+LIVE_LIST = "live.jsonl"   # the run's list of what the page reads (perflab.fio.jobs appends to it)
+DDIRS = ("read", "write", "trim")
+
+
+def cumulative_bins(report: dict) -> dict[int, int]:
+    """fio's completion-latency bins of one json+ report (latency in ns: I/Os since the job began),
+    summed over its jobs and data directions."""
+    out: dict[int, int] = {}
+    for job in report.get("jobs", []):
+        for ddir in DDIRS:
+            for k, v in ((job.get(ddir) or {}).get("clat_ns") or {}).get("bins", {}).items():
+                out[int(k)] = out.get(int(k), 0) + int(v)
+    return out
+
+
+class FioStatus:
+    """One fio status file, read as it grows: each new report becomes (its time, epoch ms; the
+    latency bins' counts since the report before)."""
+
+    def __init__(self, path: Path):
+        self.path, self.offset, self.prev = Path(path), 0, {}
+
+    def poll(self) -> list[tuple[int, dict[int, int]]]:
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except FileNotFoundError:
+            return []
+        text = data.decode(errors="replace")
+        docs, end = read_status(text)
+        if not docs:
+            return []
+        self.offset += len(text[:end].encode())
+        out = []
+        for doc in docs:
+            cum = cumulative_bins(doc)
+            diff = {k: v - self.prev.get(k, 0) for k, v in cum.items() if v > self.prev.get(k, 0)}
+            self.prev = cum
+            out.append((int(doc.get("timestamp_ms", time.time() * 1000)), diff))
+        return out
+
+
+class LiveRun:
+    """The page of one run, from `start()` until `finish()`: polls the run's sources twice a second."""
+
+    def __init__(self, run_dir: Path, lab: str, port: int = 0):
+        self.run_dir, self.lab = Path(run_dir), lab
+        self.buckets = Buckets.loglinear()
+        self.builder = MapBuilder(buckets=self.buckets)
+        self.sources: dict[str, FioStatus] = {}
+        self.events, self.ended, self.listed = 0, False, 0
+        self.lock = threading.Lock()
+        self._stop = threading.Event()
+        self.page = LivePage(self.data, f"perflab run {lab} (live)", port,
+                             extra={"/notebook.ipynb": self._notebook})
+        self.url = self.page.url
+        self._thread = threading.Thread(target=self._loop, name="perflab-live-poll", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(0.5):
+            self.poll()
+
+    def poll(self) -> None:
+        lst = self.run_dir / LIVE_LIST
+        if lst.exists():
+            lines = lst.read_text().splitlines()
+            for line in lines[self.listed:]:
+                src = json.loads(line)
+                if src.get("kind") == "fio-status":
+                    self.sources.setdefault(src["path"], FioStatus(Path(src["path"])))
+            self.listed = len(lines)
+        with self.lock:
+            for src in self.sources.values():
+                for t_ms, diff in src.poll():
+                    if not diff:
+                        continue
+                    rows = np.zeros(self.buckets.n + 1, np.int64)
+                    np.add.at(rows, self.buckets.index(np.fromiter(diff, np.int64, len(diff))),
+                              np.fromiter(diff.values(), np.int64, len(diff)))
+                    self.builder.add_rows(np.array([t_ms - 1], np.int64), rows[None, :])
+                    self.events += int(rows.sum())
+
+    def phases(self) -> list[tuple[str, float]]:
+        """(phase, its start on the wall clock, s) in the order the run began them (progress.jsonl)."""
+        f = self.run_dir / "progress.jsonl"
+        if not f.exists():
+            return []
+        out = []
+        for line in f.read_text().splitlines():
+            try:
+                e = json.loads(line)
+            except ValueError:   # the line being written
+                continue
+            if e.get("event") == "start":
+                out.append((e["phase"], float(e["t"])))
+        return out
+
+    def data(self) -> dict:
+        with self.lock:
+            hm = self.builder.result(kind="fio-status", sources=list(self.sources))
+            events = self.events
+        d = map_json(hm, events, self.ended, f"{self.lab}: fio's reports, once a second")
+        ph = self.phases()
+        d["phases"] = [{"name": n, "t_s": round(t - hm.t0_ms / 1000, 3)} for n, t in ph] if hm.n_columns else []
+        d["phase"] = ph[-1][0] if ph else None
+        if self.ended:
+            d["notebook"] = str(self.run_dir / "notebook.ipynb")
+            d["notebook_url"] = "/notebook.ipynb" if (self.run_dir / "notebook.ipynb").exists() else None
+        return d
+
+    def _notebook(self):
+        f = self.run_dir / "notebook.ipynb"
+        return (f.read_bytes(), "application/x-ipynb+json") if self.ended and f.exists() else None
+
+    def finish(self, linger_s: float = LINGER_S) -> None:
+        """The run has ended: read what is left, say so on the page, keep it up `linger_s`, stop."""
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.poll()
+        self.ended = True
+        try:
+            time.sleep(linger_s)
+        finally:
+            self.page.close()

@@ -1,0 +1,125 @@
+"""`perflab run LAB --live` (perflab.run.live): fio's once-a-second reports read as fio writes them, a
+report at a time, differenced into each second's latency histogram; a real smoke run watched in
+Chromium, whose page grows while the run goes, marks the phases, says when the run ended and links
+the notebook; the run's checks pass with the page open, its fio result is the one an unwatched run
+writes, and nothing listens once the run has ended."""
+import json
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from perflab.analysis.checks import failed
+from perflab.analysis.heatmap.buckets import Buckets
+from perflab.run.live import FioStatus, LiveRun, cumulative_bins
+
+
+def report(t_ms: int, bins: dict, ddir: str = "read") -> dict:
+    return {"fio version": "fio-3.33", "timestamp_ms": t_ms,
+            "jobs": [{"jobname": "a", ddir: {"total_ios": sum(bins.values()),
+                                             "clat_ns": {"bins": {str(k): v for k, v in bins.items()}}}}]}
+
+
+def test_reports_are_read_as_they_are_written_and_differenced(tmp_path):
+    f = tmp_path / "x.status.json"
+    r1 = json.dumps(report(1_795_000_001_000, {1000: 5, 2_000_000: 1}), indent=1)
+    r2 = json.dumps(report(1_795_000_002_000, {1000: 9, 2_000_000: 1, 30_000: 4}), indent=1)
+    src = FioStatus(f)
+    assert src.poll() == []                       # not there yet
+    f.write_text(r1 + "\n" + r2[:40])             # the second report half written
+    assert src.poll() == [(1_795_000_001_000, {1000: 5, 2_000_000: 1})]
+    with open(f, "a") as fh:
+        fh.write(r2[40:] + "\n")
+    assert src.poll() == [(1_795_000_002_000, {1000: 4, 30_000: 4})]
+    assert src.poll() == []
+
+
+def test_the_bins_of_every_job_and_direction_add_up():
+    r = report(1, {1000: 2})
+    r["jobs"].append({"jobname": "b", "write": {"clat_ns": {"bins": {"1000": 3, "5000": 1}}}})
+    assert cumulative_bins(r) == {1000: 5, 5000: 1}
+
+
+def test_a_run_directory_read_live_gives_one_column_a_report(tmp_path):
+    (tmp_path / "fio").mkdir()
+    status = tmp_path / "fio" / "job.status.json"
+    (tmp_path / "live.jsonl").write_text(json.dumps({"kind": "fio-status", "path": str(status), "label": "job"}) + "\n")
+    (tmp_path / "progress.jsonl").write_text(json.dumps({"t": 1_795_000_000.5, "event": "start", "phase": "fio"}) + "\n")
+    cum, text = {}, ""
+    for k in range(4):
+        for lat in (1500, 250_000):
+            cum[lat] = cum.get(lat, 0) + 10 * (k + 1)
+        text += json.dumps(report(1_795_000_001_000 + 1000 * k, dict(cum)), indent=1) + "\n"
+    status.write_text(text)
+    live = LiveRun(tmp_path, "job", 0)
+    try:
+        live.poll()
+        d = live.data()
+        assert d["events"] == sum(cum.values()) == 200 and d["columns"] == 4
+        assert d["totals"] == [20, 40, 60, 80]          # each second's own I/Os, not the running total
+        b = Buckets.loglinear()
+        assert len(d["y"]) == int(b.index(np.array([250_000]))[0]
+                                                                          - b.index(np.array([1500]))[0] + 1)
+        # the first report covers the second before its stamp: the map starts at 1_795_000_000 s
+        assert d["phases"] == [{"name": "fio", "t_s": 0.5}] and d["phase"] == "fio" and not d["ended"]
+    finally:
+        live.finish(linger_s=0)
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", int(live.url.rsplit(":", 1)[1].strip("/"))), timeout=2)
+
+
+def _get(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return r.read()
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_a_watched_smoke_run_grows_in_a_browser_and_passes(docker_ok, artifacts):
+    from support.browser import Chromium
+
+    p = subprocess.Popen([str(ROOT / "scripts" / "perflab"), "run", "heatmaps", "--preset", "smoke", "--live"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    said = []
+    for line in p.stderr:   # the page's address comes first, before the lab starts
+        said.append(line)
+        if "watch it at " in line:
+            break
+    url = said[-1].split("watch it at ")[1].split()[0]
+    assert url.startswith("http://127.0.0.1:"), said
+    port = int(url.rsplit(":", 1)[1].strip("/"))
+    with Chromium() as b:
+        page = b.new_page()
+        page.goto(url)
+        page.wait_for("Number(document.body.dataset.columns || 0) >= 2", timeout=240)
+        first = int(page.evaluate("Number(document.body.dataset.columns)"))
+        time.sleep(4)
+        later = int(page.evaluate("Number(document.body.dataset.columns)"))
+        phases = page.evaluate("(document.getElementById('map').layout.annotations || []).map(a => a.text)")
+        page.wait_for("document.body.dataset.ended === 'true'", timeout=300)
+        link = page.evaluate("document.getElementById('notebook').getAttribute('href')")
+        state = page.evaluate("document.getElementById('state').textContent")
+        events = json.loads(_get(url + "map.json"))["events"]
+        notebook = _get(url + "notebook.ipynb")
+        assert not page.problems, page.problems
+        assert all(r.startswith(url) or r.startswith("data:") for r in page.requests), page.requests
+    out, err = p.communicate(timeout=300)
+    (artifacts / "run.txt").write_text("".join(said) + err + out)
+    assert p.returncode == 0, err[-3000:]
+    assert later > first >= 2                   # it grew while the run went on
+    assert "fio" in phases                       # the phase, marked as it began
+    assert link == "/notebook.ipynb" and state.startswith("ended") and "notebook.ipynb" in state
+    run_dir = Path(out.strip().splitlines()[-1])
+    assert json.loads(notebook)["cells"] and (run_dir / "notebook.ipynb").read_bytes() == notebook
+    doc = json.loads((run_dir / "run.json").read_text())
+    assert doc["status"] == "complete" and doc["checks"] and not [c for c in doc["checks"] if failed(c)]
+    result = json.loads((run_dir / "fio" / "two-bands.json").read_text())   # one report: fio's last
+    total = sum(j[d]["total_ios"] for j in result["jobs"] for d in ("read", "write", "trim") if d in j)
+    assert events == total                      # the page counted every I/O fio reported
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=2)
