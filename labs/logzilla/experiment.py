@@ -82,6 +82,7 @@ def run(s) -> None:
             with s.phase("pool"):
                 srv = zfs.mirrored_server(s, topo, lp, disk_model(p), p["mirrors"], DISK_BYTES, {
                     "recordsize": recordsize(p["bs"]), "atime": "off", "compression": "off"})
+                srv.start_iostat()
             if untars(p):
                 udir = s.path("untar")
                 udir.mkdir(exist_ok=True)
