@@ -16,7 +16,7 @@ import pytest
 from conftest import ROOT
 from perflab.analysis.checks import failed
 from perflab.analysis.heatmap.buckets import Buckets
-from perflab.run.live import FioStatus, LiveRun, cumulative_bins
+from perflab.run.live import FioStatus, LiveRun, cumulative_bins, job_bins
 
 
 def report(t_ms: int, bins: dict, ddir: str = "read") -> dict:
@@ -32,17 +32,40 @@ def test_reports_are_read_as_they_are_written_and_differenced(tmp_path):
     src = FioStatus(f)
     assert src.poll() == []                       # not there yet
     f.write_text(r1 + "\n" + r2[:40])             # the second report half written
-    assert src.poll() == [(1_795_000_001_000, {1000: 5, 2_000_000: 1})]
+    assert src.poll() == [(1_795_000_001_000, {"a": {1000: 5, 2_000_000: 1}})]
     with open(f, "a") as fh:
         fh.write(r2[40:] + "\n")
-    assert src.poll() == [(1_795_000_002_000, {1000: 4, 30_000: 4})]
+    assert src.poll() == [(1_795_000_002_000, {"a": {1000: 4, 30_000: 4}})]
     assert src.poll() == []
 
 
 def test_the_bins_of_every_job_and_direction_add_up():
     r = report(1, {1000: 2})
     r["jobs"].append({"jobname": "b", "write": {"clat_ns": {"bins": {"1000": 3, "5000": 1}}}})
-    assert cumulative_bins(r) == {1000: 5, 5000: 1}
+    r["jobs"].append({"jobname": "b", "read": {"clat_ns": {"bins": {"5000": 2}}}})   # a clone (numjobs)
+    assert job_bins(r) == {"a": {1000: 2}, "b": {1000: 3, 5000: 3}}
+    assert cumulative_bins(r) == {1000: 5, 5000: 3}
+
+
+def test_the_page_breaks_the_map_down_by_job(tmp_path):
+    status = tmp_path / "job.status.json"
+    (tmp_path / "live.jsonl").write_text(json.dumps({"kind": "fio-status", "path": str(status)}) + "\n")
+    r1 = report(1_795_000_001_000, {1500: 10})
+    r1["jobs"].append({"jobname": "slow", "read": {"clat_ns": {"bins": {"250000": 2}}}})
+    r2 = report(1_795_000_003_000, {1500: 30})
+    r2["jobs"].append({"jobname": "slow", "read": {"clat_ns": {"bins": {"250000": 2}}}})
+    status.write_text(json.dumps(r1) + "\n" + json.dumps(r2) + "\n")
+    live = LiveRun(tmp_path, "two", 0)
+    try:
+        live.poll()
+        d = live.data()
+    finally:
+        live.finish(linger_s=0)
+    assert [b["label"] for b in d["by"]] == ["job a", "job slow"]
+    assert d["totals"] == [12, 0, 20] and [b["totals"] for b in d["by"]] == [[10, 0, 20], [2, 0, 0]]
+    for b in d["by"]:   # the whole map's rows and columns
+        assert len(b["z"]) == len(d["y"]) and all(len(r) == d["columns"] for r in b["z"])
+    assert np.array_equal(np.sum([b["z"] for b in d["by"]], axis=0), d["z"])
 
 
 def test_a_run_directory_read_live_gives_one_column_a_report(tmp_path):
@@ -101,6 +124,7 @@ def test_a_watched_smoke_run_grows_in_a_browser_and_passes(docker_ok, artifacts)
         time.sleep(4)
         later = int(page.evaluate("Number(document.body.dataset.columns)"))
         phases = page.evaluate("(document.getElementById('map').layout.annotations || []).map(a => a.text)")
+        jobs = page.evaluate("[...document.querySelectorAll('.by-map')].map(e => e.layout.title.text)")
         page.wait_for("document.body.dataset.ended === 'true'", timeout=300)
         link = page.evaluate("document.getElementById('notebook').getAttribute('href')")
         state = page.evaluate("document.getElementById('state').textContent")
@@ -113,6 +137,7 @@ def test_a_watched_smoke_run_grows_in_a_browser_and_passes(docker_ok, artifacts)
     assert p.returncode == 0, err[-3000:]
     assert later > first >= 2                   # it grew while the run went on
     assert "fio" in phases                       # the phase, marked as it began
+    assert jobs == ["job cached", "job direct"]  # the chapter's breakdown: its two jobs
     assert link == "/notebook.ipynb" and state.startswith("ended") and "notebook.ipynb" in state
     run_dir = Path(out.strip().splitlines()[-1])
     assert json.loads(notebook)["cells"] and (run_dir / "notebook.ipynb").read_bytes() == notebook

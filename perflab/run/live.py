@@ -19,34 +19,45 @@ import numpy as np
 
 from perflab.analysis.heatmap.buckets import Buckets
 from perflab.analysis.heatmap.ingest import MapBuilder
-from perflab.analysis.heatmap.live import LINGER_S, LivePage, map_json
+from perflab.analysis.heatmap.live import LINGER_S, LivePage, cells, map_json
+from perflab.analysis.heatmap.model import aligned
 from perflab.fio.jobs import read_status
 
-__all__ = ["FioStatus", "LiveRun", "LIVE_LIST", "cumulative_bins"]
+__all__ = ["FioStatus", "LiveRun", "LIVE_LIST", "cumulative_bins", "job_bins"]
 
 LIVE_LIST = "live.jsonl"   # the run's list of what the page reads (perflab.fio.jobs appends to it)
 DDIRS = ("read", "write", "trim")
 
 
-def cumulative_bins(report: dict) -> dict[int, int]:
-    """fio's completion-latency bins of one json+ report (latency in ns: I/Os since the job began),
-    summed over its jobs and data directions."""
-    out: dict[int, int] = {}
+def job_bins(report: dict) -> dict[str, dict[int, int]]:
+    """fio's completion-latency bins of one json+ report (latency in ns: I/Os since the job began), per
+    job name (a job's clones, numjobs, together), summed over the data directions."""
+    out: dict[str, dict[int, int]] = {}
     for job in report.get("jobs", []):
+        mine = out.setdefault(str(job.get("jobname", "")), {})
         for ddir in DDIRS:
             for k, v in ((job.get(ddir) or {}).get("clat_ns") or {}).get("bins", {}).items():
-                out[int(k)] = out.get(int(k), 0) + int(v)
+                mine[int(k)] = mine.get(int(k), 0) + int(v)
+    return out
+
+
+def cumulative_bins(report: dict) -> dict[int, int]:
+    """The same bins summed over the report's jobs."""
+    out: dict[int, int] = {}
+    for bins in job_bins(report).values():
+        for k, v in bins.items():
+            out[k] = out.get(k, 0) + v
     return out
 
 
 class FioStatus:
-    """One fio status file, read as it grows: each new report becomes (its time, epoch ms; the
+    """One fio status file, read as it grows: each new report becomes (its time, epoch ms; per job, the
     latency bins' counts since the report before)."""
 
     def __init__(self, path: Path):
         self.path, self.offset, self.prev = Path(path), 0, {}
 
-    def poll(self) -> list[tuple[int, dict[int, int]]]:
+    def poll(self) -> list[tuple[int, dict[str, dict[int, int]]]]:
         try:
             with open(self.path, "rb") as f:
                 f.seek(self.offset)
@@ -60,8 +71,13 @@ class FioStatus:
         self.offset += len(text[:end].encode())
         out = []
         for doc in docs:
-            cum = cumulative_bins(doc)
-            diff = {k: v - self.prev.get(k, 0) for k, v in cum.items() if v > self.prev.get(k, 0)}
+            cum = job_bins(doc)
+            diff = {}
+            for job, bins in cum.items():
+                before = self.prev.get(job, {})
+                d = {k: v - before.get(k, 0) for k, v in bins.items() if v > before.get(k, 0)}
+                if d:
+                    diff[job] = d
             self.prev = cum
             out.append((int(doc.get("timestamp_ms", time.time() * 1000)), diff))
         return out
@@ -74,6 +90,7 @@ class LiveRun:
         self.run_dir, self.lab = Path(run_dir), lab
         self.buckets = Buckets.loglinear()
         self.builder = MapBuilder(buckets=self.buckets)
+        self.jobs: dict[str, MapBuilder] = {}   # the same, one map per fio job (the page's breakdown)
         self.sources: dict[str, FioStatus] = {}
         self.events, self.ended, self.listed = 0, False, 0
         self.lock = threading.Lock()
@@ -99,14 +116,15 @@ class LiveRun:
             self.listed = len(lines)
         with self.lock:
             for src in self.sources.values():
-                for t_ms, diff in src.poll():
-                    if not diff:
-                        continue
-                    rows = np.zeros(self.buckets.n + 1, np.int64)
-                    np.add.at(rows, self.buckets.index(np.fromiter(diff, np.int64, len(diff))),
-                              np.fromiter(diff.values(), np.int64, len(diff)))
-                    self.builder.add_rows(np.array([t_ms - 1], np.int64), rows[None, :])
-                    self.events += int(rows.sum())
+                for t_ms, per_job in src.poll():
+                    for job, diff in per_job.items():
+                        rows = np.zeros(self.buckets.n + 1, np.int64)
+                        np.add.at(rows, self.buckets.index(np.fromiter(diff, np.int64, len(diff))),
+                                  np.fromiter(diff.values(), np.int64, len(diff)))
+                        at = np.array([t_ms - 1], np.int64)
+                        self.builder.add_rows(at, rows[None, :])
+                        self.jobs.setdefault(job, MapBuilder(buckets=self.buckets)).add_rows(at, rows[None, :])
+                        self.events += int(rows.sum())
 
     def phases(self) -> list[tuple[str, float]]:
         """(phase, its start on the wall clock, s) in the order the run began them (progress.jsonl)."""
@@ -126,10 +144,18 @@ class LiveRun:
     def data(self) -> dict:
         with self.lock:
             hm = self.builder.result(kind="fio-status", sources=list(self.sources))
+            jobs = {j: b.result(kind="fio-status") for j, b in self.jobs.items()}
             events = self.events
+        by_job = len(jobs) > 1 and hm.n_columns > 0
+        if by_job:   # one map a job, on the whole map's columns and rows
+            whole = aligned({"": hm, **jobs})
+            hm = whole[""]
         d = map_json(hm, events, self.ended, f"{self.lab}: fio's reports, once a second")
+        if by_job:
+            d["by"] = [{"label": f"job {j}", **cells(whole[j], d["rows"])} for j in sorted(jobs)]
         ph = self.phases()
-        d["phases"] = [{"name": n, "t_s": round(t - hm.t0_ms / 1000, 3)} for n, t in ph] if hm.n_columns else []
+        t0 = d["t0_ms"] / 1000
+        d["phases"] = [{"name": n, "t_s": round(t - t0, 3)} for n, t in ph] if hm.n_columns else []
         d["phase"] = ph[-1][0] if ph else None
         if self.ended:
             d["notebook"] = str(self.run_dir / "notebook.ipynb")

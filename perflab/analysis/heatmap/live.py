@@ -130,18 +130,27 @@ class Follower:
                                        sources=[str(self.path)])
 
 
+def rows_of(hm: HeatMap) -> tuple[int, int]:
+    """The span of rows from the first to the last that holds an event (0, 0 for none)."""
+    nz = np.flatnonzero(hm.counts.any(axis=0)) if hm.counts.size else np.array([], int)
+    return (int(nz[0]), int(nz[-1]) + 1) if len(nz) else (0, 0)
+
+
+def cells(hm: HeatMap, rows: tuple[int, int]) -> dict:
+    """The counts of rows [lo, hi) (rows x columns, as the page draws them) and each column's total."""
+    lo, hi = rows
+    return {"z": hm.counts[:, lo:hi].T.tolist(), "totals": hm.counts.sum(axis=1).tolist()}
+
+
 def map_json(hm: HeatMap, events: int, ended: bool, source: str) -> dict:
     """What the page draws: the non-empty rows' labels, each column's start (s), the counts (rows x
     columns), the columns' totals, and the state of the source."""
-    counts = hm.counts
-    nz = np.flatnonzero(counts.any(axis=0)) if counts.size else np.array([], int)
-    lo, hi = (int(nz[0]), int(nz[-1]) + 1) if len(nz) else (0, 0)
-    labels = bucket_labels(hm.edges_ns)[lo:hi] if hi else []
+    rows = rows_of(hm)
     return {"source": source, "ended": ended, "events": int(events), "columns": int(hm.n_columns),
-            "col_s": hm.col_s, "t0_ms": int(hm.t0_ms),
-            "x": [round(i * hm.col_s, 3) for i in range(hm.n_columns)], "y": list(labels),
-            "z": counts[:, lo:hi].T.tolist(), "totals": counts.sum(axis=1).tolist(),
-            "notes": list(hm.notes)}
+            "col_s": hm.col_s, "t0_ms": int(hm.t0_ms), "rows": list(rows),
+            "x": [round(i * hm.col_s, 3) for i in range(hm.n_columns)],
+            "y": list(bucket_labels(hm.edges_ns)[rows[0]:rows[1]]) if rows[1] else [],
+            **cells(hm, rows), "notes": list(hm.notes)}
 
 
 PAGE = """<!doctype html>
@@ -154,6 +163,7 @@ PAGE = """<!doctype html>
 <div id="state">waiting for the first lines...</div><a id="notebook"></a>
 <div id="map" style="height:520px"></div>
 <div id="rate" style="height:240px"></div>
+<div id="by"></div>
 <script>
 const COLORS = {colors};
 let drawn = '', done = false;
@@ -184,6 +194,19 @@ async function tick() {{
       {{title: {{text: 'latency heat map (count per cell)'}}, xaxis: {{title: {{text: 'time (s)'}}}},
        yaxis: {{title: {{text: 'latency'}}, type: 'category'}}, margin: {{l: 110, t: 80}}, shapes: lines,
        annotations: notes}});
+    (m.by || []).forEach((b, i) => {{
+      let div = document.getElementById('by-' + i);
+      if (!div) {{
+        div = document.createElement('div'); div.id = 'by-' + i; div.className = 'by-map';
+        div.style.height = '360px'; document.getElementById('by').appendChild(div);
+      }}
+      Plotly.react(div, [{{type: 'heatmap', x: m.x, y: m.y, z: b.z.map(r => r.map(c => c > 0 ? Math.log10(c) : null)),
+        colorscale: COLORS, zmin: 0, zmax: Math.max(...z.flat().filter(v => v !== null), 0), hoverongaps: false,
+        customdata: b.z, hovertemplate: 't = %{{x}} s<br>%{{y}}<br>%{{customdata}} events<extra></extra>',
+        showscale: false}}],
+        {{title: {{text: b.label}}, xaxis: {{title: {{text: 'time (s)'}}}}, yaxis: {{type: 'category'}},
+         margin: {{l: 110, t: 50}}, shapes: lines}});
+    }});
     Plotly.react('rate', [{{type: 'bar', x: m.x, y: m.totals.map(v => v / m.col_s)}}],
       {{title: {{text: 'events per second'}}, xaxis: {{title: {{text: 'time (s)'}}}},
        yaxis: {{title: {{text: 'per second'}}}}, margin: {{l: 110, t: 60}}, shapes: lines}});
