@@ -227,6 +227,7 @@ def _run_on_hosts(ips: list[str], network: str, artifacts, tmp_path) -> dict:
 
 @pytest.mark.docker
 @pytest.mark.slow
+@pytest.mark.long   # 81 s in the default run (2026-11-27): fio's client mode is there already, in the lab's own smoke run
 def test_hosts_file_drives_hosts_the_lab_does_not_own(docker_ok, artifacts, tmp_path):
     """Containers stand in for a class's machines: each runs `fio --server` on a network of its own;
     the lab gets their addresses in a hosts file, plants the bad cable on the second, finds it, and
