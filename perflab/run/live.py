@@ -152,7 +152,7 @@ class LiveRun:
             hm = whole[""]
         d = map_json(hm, events, self.ended, f"{self.lab}: fio's reports, once a second")
         if by_job:
-            d["by"] = [{"label": f"job {j}", **cells(whole[j], d["rows"])} for j in sorted(jobs)]
+            d["by"] = [{"label": f"job {j}", **cells(whole[j], d["rows"])} for j in jobs]   # in the order they began
         ph = self.phases()
         t0 = d["t0_ms"] / 1000
         d["phases"] = [{"name": n, "t_s": round(t - t0, 3)} for n, t in ph] if hm.n_columns else []
