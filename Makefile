@@ -12,7 +12,7 @@ system:
 	bash scripts/setup-system.sh
 
 venv: $(VENV)/.installed
-$(VENV)/.installed: requirements.lock pyproject.toml
+$(VENV)/.installed: requirements.lock pyproject.toml setup.py perflab/fio/_scan.c
 	$(VPY) -m pip --version >/dev/null 2>&1 || $(PY) -m venv --clear $(VENV)   # none, or half made
 	$(VPY) -m pip install -q --upgrade pip
 	$(VPY) -m pip install -q -r requirements.lock

@@ -101,7 +101,7 @@ def naive_counts(path: Path, col_s: float = 1.0, sub: int = 8) -> np.ndarray:
     return counts.astype(np.int64)
 
 
-#: The commit whose heat-map pipeline (pyarrow's CSV reader on a second thread) the numba scan replaced.
+#: The commit whose heat-map pipeline (pyarrow's CSV reader on a second thread) the compiled scan replaced.
 PREVIOUS = "ece5c92"
 
 
@@ -405,7 +405,7 @@ def main(argv=None) -> int:
 
         prev = previous_pipeline()
         t_hm, hm = best_of(lambda: H.from_lat_log(log))
-        say(f"from_lat_log (numba scan on 2 threads + bincount), best of 3: {t_hm:.2f} s = "
+        say(f"from_lat_log (compiled scan on 2 threads + bincount), best of 3: {t_hm:.2f} s = "
             f"{a.events / t_hm / 1e6:.1f} M events/s, {mb / t_hm:,.0f} MB/s  (goal >= 1.5x the previous pipeline)")
         t_cells = time.perf_counter()
         cells = hm.cells()
@@ -419,7 +419,7 @@ def main(argv=None) -> int:
                 f"{a.events / t_prev / 1e6:.1f} M events/s; now {t_prev / t_hm:.2f}x faster (goal >= 1.5x); "
                 f"identical counts: {'yes' if same else 'NO'}")
         t_ar, _ = best_of(lambda: H.from_lat_log(log, engine="arrow"))
-        say(f"from_lat_log engine='arrow' (the fallback without numba), best of 3: {t_ar:.2f} s = "
+        say(f"from_lat_log engine='arrow' (the fallback where the scanner is not built), best of 3: {t_ar:.2f} s = "
             f"{a.events / t_ar / 1e6:.1f} M events/s")
         t_cat, _ = best_of(lambda: subprocess.run(["cat", str(log)], stdout=subprocess.DEVNULL, check=True))
         t_bare, _ = best_of(lambda: bare_parse(log))

@@ -6,7 +6,7 @@ on a large one against a naive script (prints figures; not a test).
 1. Small input: `perflab heatmap LOG` on the heatmaps reference's cached-read histogram log (24 KB
    compressed, 119 one-second lines), a new process each time: the median wall time over --rounds,
    against the goal of 0.3 s; and the modules the command imported that it does not need for this
-   input (pandas, pyarrow, numba: each costs start-up time) from `python -X importtime`.
+   input (pandas, pyarrow, plotly: each costs start-up time) from `python -X importtime`.
 2. Large input: a synthetic fio per-I/O log of --events lines (bench_pipeline.py's generator);
    `perflab heatmap LOG --save OUT.npz` against a naive script (`python -c`: pandas.read_csv and
    numpy.histogram2d on the same buckets), both as whole processes, interleaved over --rounds rounds
@@ -52,9 +52,15 @@ def say(*a) -> None:
     print(*a, flush=True)
 
 
+#: As scripts/perflab runs the command: `python -m perflab` with no PYTHONPATH (each entry on it is
+#: searched by every top-level import: it cost this machine's small command 50-80 ms); run from the
+#: repository's root, whose perflab is then the one imported (as for the naive script's `-c`).
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
 def wall(cmd: list[str]) -> float:
     t = time.perf_counter()
-    subprocess.run(cmd, check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    subprocess.run(cmd, check=True, capture_output=True, env=ENV, cwd=ROOT)
     return time.perf_counter() - t
 
 
@@ -64,7 +70,7 @@ def heatmap_cmd(*args: str) -> list[str]:
 
 def unneeded_imports(log: Path) -> list[str]:
     r = subprocess.run([PY, "-X", "importtime", "-m", "perflab", "heatmap", str(log)], capture_output=True,
-                       text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
+                       text=True, env=ENV, cwd=ROOT, check=True)
     names = {ln.split("|")[-1].strip() for ln in r.stderr.splitlines() if ln.startswith("import time:")}
     return sorted(n for n in ("pandas", "pyarrow", "numba", "jsonschema", "plotly") if n in names)
 

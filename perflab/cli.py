@@ -31,10 +31,13 @@ import sys
 from pathlib import Path
 
 from perflab import commands
-from perflab.config import manifest as manifest_mod
-from perflab.config.manifest import SUITES
+from perflab.config.suites import SUITES
 from perflab.errors import EXIT_FAILED, EXIT_INTERRUPTED, PerflabError, Refused, explain
-from perflab.teaching import gradebook
+from perflab.lazy import lazy
+
+# read when a command needs them, not on every start (`perflab heatmap` of a small log: issue 29)
+manifest_mod = lazy("perflab.config.manifest")
+gradebook = lazy("perflab.teaching.gradebook")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from perflab.config.manifest import SUITES
+from perflab.config.suites import SUITES
 from perflab.errors import EXIT_FAILED, Refused
 
 SUITE_HELP = (f"the Debian release the lab images are built on: {SUITES[0]} (the default; every reference "
@@ -58,7 +58,7 @@ def choices(m, **env):
 
 
 def cmd_run(m, args) -> int:
-    from perflab.config.manifest import SUITE_ENV
+    from perflab.config.suites import SUITE_ENV
     from perflab.errors import Refused
     from perflab.infra import limits, scratch, seccomp
     from perflab.run import runner
@@ -321,7 +321,7 @@ def cmd_doctor(m, args) -> int:
 
 
 def cmd_images(m, args) -> int:
-    from perflab.config.manifest import SUITE_ENV
+    from perflab.config.suites import SUITE_ENV
     from perflab.infra import images
 
     with choices(m, **{SUITE_ENV: args.suite}) as m:

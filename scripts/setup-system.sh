@@ -9,7 +9,8 @@
 #     `docker` from another package, such as Docker CE's or Docker Desktop's) is left alone: the
 #     script says so and stops (installing docker.io over it would conflict).
 #   - Debian packages: fio, zfs-fuse, FUSE 3, debootstrap (to make the base image when no registry
-#     answers), iproute2 (tc), strace, a compiler for the slow-disk emulator, and python3-venv (a
+#     answers), iproute2 (tc), strace, a compiler for the slow-disk emulator and perflab's log
+#     scanner (with python3-dev, Python's headers), and python3-venv (a
 #     stock Debian's python3 cannot make the project's environment without it); headless Chromium
 #     (and its fonts) for the book's browser test. linux-perf: `perf stat -e cycles,instructions`
 #     for the ht lab (CPI where the CPU exposes counters). Installed with apt-get, so only on
@@ -21,7 +22,7 @@
 #   (Chromium and its fonts, npm).
 set -euo pipefail
 PKGS=(fio zfs-fuse fuse3 libfuse3-dev pkg-config gcc make debootstrap iproute2 strace
-      ca-certificates util-linux procps linux-perf python3-venv sysstat)
+      ca-certificates util-linux procps linux-perf python3-venv python3-dev sysstat)
 [ "${PERFLAB_NO_BROWSER:-0}" = 1 ] || PKGS+=(chromium fonts-liberation)
 DOCKERD_LOG=${PERFLAB_DOCKERD_LOG:-/var/log/perflab-dockerd.log}
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }

@@ -50,5 +50,5 @@ def test_unknown_lab_exits_2_with_suggestion():
 
 def test_doctor_reports_machine_and_labs():
     r = perflab_cmd("doctor")
-    for words in ("machine:", "docker", "fio", "hw-counters", "labs:", "heatmaps"):
+    for words in ("machine:", "docker", "fio", "hw-counters", "[ok] log-scanner", "labs:", "heatmaps"):
         assert words in r.stdout

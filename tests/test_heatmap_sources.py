@@ -195,14 +195,14 @@ def test_fio_offset_and_subsecond_maps_and_drill_downs(fio_offset_logs):
         H.from_lat_log(no_offsets, what="offset")
 
 
-def test_numba_and_arrow_engines_give_the_same_cells(tmp_path):
+def test_compiled_and_arrow_engines_give_the_same_cells(tmp_path):
     from test_heatmap import write_lat_log
     rng = np.random.default_rng(3)
     p = tmp_path / "e_clat.1.log"
     n = 50_000
     write_lat_log(p, np.sort(rng.integers(0, 20_000, n)), rng.integers(0, 2 ** 36, n), rng.integers(0, 3, n))
     for kw in ({}, {"linear_ns": 1_000_000, "linear_max_ns": 10 ** 9}, {"ddir": "write"}, {"sub": 64}):
-        a = H.from_lat_log(p, engine="numba", block_size=64 << 10, **kw)
+        a = H.from_lat_log(p, engine="compiled", block_size=64 << 10, **kw)
         b = H.from_lat_log(p, engine="arrow", block_size=64 << 10, **kw)
         assert (a.counts == b.counts).all() and (a.overflow == b.overflow).all() and a.total == b.total, kw
 

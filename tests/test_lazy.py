@@ -1,5 +1,6 @@
 """perflab.lazy: a module named now and loaded on first use; and what `perflab heatmap` leaves
-unloaded on a small histogram log (pandas, pyarrow, numba and jsonschema cost most of its start-up,
+unloaded on a small histogram log (pandas, pyarrow and jsonschema cost most of its start-up, and
+perflab's own plotting, tracer readers, manifest and gradebook more than parsing such a log:
 benchmarks/bench_startup.py measures it)."""
 import json
 import os
@@ -11,7 +12,9 @@ import pytest
 from conftest import ROOT
 from perflab.lazy import lazy
 
-HEAVY = ("pandas", "pyarrow", "numba", "jsonschema")
+HEAVY = ("pandas", "pyarrow", "jsonschema", "plotly", "perflab.analysis.heatmap.plot",
+         "perflab.analysis.heatmap.sources", "perflab.analysis.heatmap.traces", "perflab.config.manifest",
+         "perflab.run.record")
 
 
 def test_an_imported_module_is_returned_as_it_is():

@@ -36,7 +36,8 @@ def installed(tmp_path_factory):
     r = _sh(["git", "clone", "-q", ROOT, clone], tmp)
     assert r.returncode == 0, r.stderr
     # the working tree's package files over the clone's, so that the test judges the tree being tested
-    r = _sh(["git", "-C", ROOT, "ls-files", "-co", "--exclude-standard", "perflab", "pyproject.toml"], tmp)
+    r = _sh(["git", "-C", ROOT, "ls-files", "-co", "--exclude-standard", "perflab", "pyproject.toml", "setup.py"],
+            tmp)
     for rel in r.stdout.split():
         (clone / rel).parent.mkdir(parents=True, exist_ok=True)
         (clone / rel).write_bytes((ROOT / rel).read_bytes())
@@ -59,7 +60,18 @@ def installed(tmp_path_factory):
 def test_wheel_holds_every_module(installed):
     with zipfile.ZipFile(installed["wheel"]) as z:
         held = {n[:-3].replace("/", ".").removesuffix(".__init__") for n in z.namelist() if n.endswith(".py")}
+        # compiled modules: perflab/fio/_scan.cpython-311-x86_64-linux-gnu.so
+        held |= {n.split(".", 1)[0].replace("/", ".") for n in z.namelist() if n.endswith(".so")}
+    assert "perflab.fio._scan" in held   # the log scanner, built with the wheel
     assert _modules() - held == set()
+
+
+def test_the_installed_package_reads_per_io_logs_with_its_compiled_scanner(installed):
+    code = ("from perflab.fio.scan import HAVE_SCANNER\n"
+            "from perflab.fio import _scan\n"
+            "assert HAVE_SCANNER and 'site-packages' in _scan.__file__, _scan.__file__\n")
+    r = _sh([installed["venv"] / "bin" / "python", "-c", code], installed["cwd"], env=installed["env"])
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_every_module_imports_from_the_installed_wheel(installed):

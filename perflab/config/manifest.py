@@ -20,11 +20,7 @@ from perflab.config.values import convert
 
 MANIFEST = "book.toml"
 
-#: The Debian releases the lab images can be built on. Their Dockerfiles name the first; another is
-#: chosen with `perflab run/images --suite` (environment: PERFLAB_SUITE), and its images are tagged
-#: apart (perflab/fio:1-trixie), so that both can be on one engine. References run on the first.
-SUITES = ("bookworm", "trixie")
-SUITE_ENV = "PERFLAB_SUITE"
+from perflab.config.suites import SUITE_ENV, SUITES  # noqa: E402,F401 - named here too, as before
 
 
 def suite_choice() -> str:

@@ -68,6 +68,11 @@ def probes() -> dict[str, Probe]:
     io = shutil.which("iostat")
     add("iostat", io is not None, f"{io}: the stepping and jbod chapters show its view beside fio's" if io else
         "iostat not installed (Debian: sysstat; make setup installs it): those chapters say 'not shown here'")
+    from perflab.fio.scan import HAVE_SCANNER
+
+    add("log-scanner", HAVE_SCANNER, "perflab's compiled scanner reads fio's logs" if HAVE_SCANNER else
+        "perflab was installed without its compiled log scanner (no C compiler or Python headers then): "
+        "heat maps of per-I/O logs are read with pyarrow, slower (benchmarks/RESULTS.md measures both)")
     add("root", os.geteuid() == 0, "running as root" if os.geteuid() == 0 else "not root: labs that make devices need root")
     return out
 

@@ -34,7 +34,6 @@ import json
 from pathlib import Path
 
 from perflab.errors import Refused
-from perflab.run.record import write_json_atomic
 
 FORMATS = ("csv", "canvas", "gradescope")
 #: Canvas's identity columns, in its export's order, and the roster columns that fill each
@@ -104,6 +103,8 @@ def gradescope_results(report: dict, visibility: str = "after_published") -> dic
 
 def write_gradescope(reports: list[dict], out, one: bool = False, visibility: str = "after_published") -> list[Path]:
     """results.json per student under `out` (a directory), or `out` itself for one submission."""
+    from perflab.run.record import write_json_atomic   # not at import: the command line names FORMATS
+
     out = Path(out)
     paths = []
     for rep in reports:

@@ -45,15 +45,35 @@ Modules (each imports only those above it):
 - :mod:`~perflab.analysis.heatmap.plot`: the plotly :func:`figure`, its colour scale and ticks.
 - :mod:`~perflab.analysis.heatmap.command`: :func:`render`, what ``perflab heatmap`` writes.
 
-The names below are imported here: ``from perflab import heatmap; heatmap.figure(...)``.
+The names below are this package's: ``from perflab.analysis import heatmap; heatmap.figure(...)``.
+Each is imported from its module when first asked for (PEP 562), so that ``perflab heatmap`` on a
+small histogram log loads neither the plotting nor the per-I/O log readers it does not use
+(``benchmarks/bench_startup.py`` measures the command's start-up).
 """
 from __future__ import annotations
 
-from perflab.analysis.heatmap.buckets import LINEAR_MAX_BUCKETS, Buckets, bucket_labels
-from perflab.analysis.heatmap.model import HeatMap, merge
-from perflab.analysis.heatmap.ingest import MAX_MAP_BYTES, OFFSET_ROWS, detect_log_kind, from_events, from_hist_log, from_lat_log, from_trace
-from perflab.analysis.heatmap.plot import figure
-from perflab.analysis.heatmap.command import render
+import importlib
+
+_WHERE = {
+    "Buckets": "buckets", "bucket_labels": "buckets", "LINEAR_MAX_BUCKETS": "buckets",
+    "HeatMap": "model", "merge": "model",
+    "from_lat_log": "ingest", "from_hist_log": "ingest", "from_trace": "ingest", "from_events": "ingest",
+    "detect_log_kind": "ingest", "MAX_MAP_BYTES": "ingest", "OFFSET_ROWS": "ingest",
+    "figure": "plot",
+    "render": "command",
+}
 
 __all__ = ["Buckets", "HeatMap", "from_lat_log", "from_hist_log", "from_trace", "from_events", "figure", "render",
            "merge", "bucket_labels", "OFFSET_ROWS", "detect_log_kind", "LINEAR_MAX_BUCKETS", "MAX_MAP_BYTES"]
+
+
+def __getattr__(name: str):
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+    globals()[name] = value   # asked once
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -13,7 +13,6 @@ from perflab.lazy import lazy
 
 from perflab.analysis.heatmap.ingest import detect_log_kind, from_hist_log, from_lat_log, from_trace, log_paths
 from perflab.analysis.heatmap.model import HeatMap, merge
-from perflab.analysis.heatmap.plot import figure
 
 pd = lazy("pandas")
 
@@ -114,6 +113,8 @@ def _page(maps: dict[str, HeatMap], files: list[Path], title, linear: bool, by: 
     from html import escape
 
     import plotly.io as pio
+
+    from perflab.analysis.heatmap.plot import figure   # only for a page: a small command need not load it
 
     names = ", ".join(p.name for p in files[:3]) + (" ..." if len(files) > 3 else "")
     total = sum(m.total for m in maps.values())

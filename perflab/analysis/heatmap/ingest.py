@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 import numpy as np
 
@@ -20,8 +20,9 @@ from perflab.fio.logs import HIST_MIN_FIELDS, FioLogError, log_field_count, read
 from perflab.analysis.heatmap.accumulate import MAX_MAP_BYTES, Accumulator
 from perflab.analysis.heatmap.buckets import Buckets, make_buckets
 from perflab.analysis.heatmap.model import Y_KINDS, HeatMap, aligned, column_ms, pad_rows
-from perflab.analysis.heatmap.sources import Events, fio_events
-from perflab.analysis.heatmap.traces import trace_events
+
+if TYPE_CHECKING:   # the readers are imported where used: a histogram log needs neither
+    from perflab.analysis.heatmap.sources import Events
 
 __all__ = ["MapBuilder", "from_events", "from_lat_log", "from_hist_log", "from_trace", "detect_log_kind", "log_paths",
            "MAX_MAP_BYTES", "MAX_DIM_VALUES", "OFFSET_ROWS"]
@@ -215,6 +216,8 @@ def _filtered(pieces: Iterator[Events], want: int | None) -> Iterator[Events]:
 
 def _lat_pieces(files: list[Path], need: set[str], engine: str, block_size: int,
                 buckets: Buckets | None) -> Iterator[Events]:
+    from perflab.analysis.heatmap.sources import fio_events
+
     for path in files:
         yield from fio_events(path, need, engine, block_size, buckets, copy=False)
 
@@ -259,6 +262,8 @@ def from_trace(paths, form: str, col_s: float = 1.0, sub: int = 8, linear_ns: in
     and the latency columns' units of a trace2heatmap trace (None: from its header, else time in s)."""
     files = log_paths(paths)
     buckets = make_buckets(sub, linear_ns, 128, 2 ** 34, None)
+
+    from perflab.analysis.heatmap.traces import trace_events
 
     def pieces():
         for p in files:

@@ -6,10 +6,11 @@ clock), and where the source has them its latency (ns), its disk offset (bytes) 
 process, the disk).  :mod:`~perflab.analysis.heatmap.traces` reads the block-layer tracers'
 text into the same pieces, and :mod:`~perflab.analysis.heatmap.ingest` counts them into maps.
 
-A per-I/O log is read in pieces of a few MB of whole lines.  With numba (a dependency) the
-pieces are parsed by :func:`~perflab.analysis.heatmap.scan.scan_fields` on two threads at once
-(the GIL is released); without it, by pyarrow's CSV reader on a second thread (the previous
-pipeline, kept as ``engine="arrow"``: the benchmark runs both).
+A per-I/O log is read in pieces of a few MB of whole lines.  With the compiled scanner (built
+when the package is installed) the pieces are parsed by
+:func:`~perflab.fio.scan.scan_fields` on two threads at once (the GIL is released);
+without it, by pyarrow's CSV reader on a second thread (the previous pipeline, kept as
+``engine="arrow"``: the benchmark runs both).
 """
 from __future__ import annotations
 
@@ -28,14 +29,14 @@ from perflab.fio.logs import (DDIR_NAMES, FioLogError, check_last_line, find_bad
                               log_field_count, open_log)
 from perflab.lazy import lazy
 
-# loaded when a per-I/O log is read: the scanners (numba's compiler) and pyarrow cost most of a small
-# command's start-up, and a histogram log or a trace needs neither
+# loaded when a per-I/O log is read without the compiled scanner: pyarrow costs a small command's
+# start-up, and a histogram log or a trace does not need it
 pa = lazy("pyarrow")
 pcsv = lazy("pyarrow.csv")
 
 __all__ = ["Events", "Dim", "fio_events", "fio_file_dims", "prefetch", "ENGINES"]
 
-ENGINES = ("auto", "numba", "arrow")
+ENGINES = ("auto", "compiled", "arrow")
 
 
 @dataclass(frozen=True)
@@ -159,12 +160,12 @@ def _pieces(path: Path, chunk_bytes: int) -> Iterator[np.ndarray]:
                 raise FioLogError(f"{path}: a line longer than 64 MiB: not a fio log")
 
 
-def _numba_tables(path: Path, nf: int, keep: list[int], chunk_bytes: int, bucket=None) -> Iterator[np.ndarray]:
+def _compiled_tables(path: Path, nf: int, keep: list[int], chunk_bytes: int, bucket=None) -> Iterator[np.ndarray]:
     """Columns ``keep`` of each piece, parsed two pieces at a time on two threads, in file order."""
     outs: list[np.ndarray] = []   # output arrays reused in turn, like the pieces' buffers
     turn = 0
 
-    from perflab.analysis.heatmap.scan import scan_fields
+    from perflab.fio.scan import scan_fields
 
     def parse(piece, out):
         out, n = scan_fields(piece, nf, keep, bucket, out)
@@ -225,7 +226,7 @@ def fio_events(path: str | os.PathLike, need: set[str] = frozenset({"lat"}), eng
     trim, sync; a dimension).  ``job``, ``client`` and ``file`` dimensions come from the name.
     Every field of every line is checked; a damaged log raises
     :class:`~perflab.fio.logs.FioLogError` naming the file and the line.  With ``buckets`` (and
-    numba) the latency comes as bucket numbers (``Events.row``), computed while parsing.
+    the compiled scanner) the latency comes as bucket numbers (``Events.row``), computed while parsing.
     ``copy=False`` (the map builders) reuses the arrays of a piece for a later one: a piece is then
     valid only until the next is asked for."""
     if engine not in ENGINES:
@@ -240,13 +241,13 @@ def fio_events(path: str | os.PathLike, need: set[str] = frozenset({"lat"}), eng
                           "with log_offset=1")
     check_last_line(path)
     keep = [0, 1, 2] + ([names.index("offset")] if "offset" in need else [])
-    from perflab.analysis.heatmap.scan import HAVE_NUMBA
+    from perflab.fio.scan import HAVE_SCANNER
 
-    use_numba = engine == "numba" or (engine == "auto" and HAVE_NUMBA)
-    if engine == "numba" and not HAVE_NUMBA:
-        raise ValueError("engine 'numba' asked, but numba is not installed")
-    fused = use_numba and buckets is not None and "lat" in need
-    tables = (_numba_tables if use_numba else _arrow_tables)(path, nf, keep, chunk_bytes,
+    compiled = engine == "compiled" or (engine == "auto" and HAVE_SCANNER)
+    if engine == "compiled" and not HAVE_SCANNER:
+        raise ValueError("engine 'compiled' asked, but perflab's scanner was not built when it was installed")
+    fused = compiled and buckets is not None and "lat" in need
+    tables = (_compiled_tables if compiled else _arrow_tables)(path, nf, keep, chunk_bytes,
                                                               (1, buckets) if fused else None)
     consts = fio_file_dims(path)
     ops = tuple(DDIR_NAMES[k] for k in sorted(DDIR_NAMES))
