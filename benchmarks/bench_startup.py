@@ -5,8 +5,9 @@ on a large one against a naive script (prints figures; not a test).
 
 1. Small input: `perflab heatmap LOG` on the heatmaps reference's cached-read histogram log (24 KB
    compressed, 119 one-second lines), a new process each time: the median wall time over --rounds,
-   against the goal of 0.3 s; and the modules the command imported that it does not need for this
-   input (pandas, pyarrow, plotly: each costs start-up time) from `python -X importtime`.
+   against the goal of 0.3 s; the modules the command imported that it does not need for this
+   input (pandas, pyarrow, plotly: each costs start-up time) from `python -X importtime`; and the
+   floor under it, a Python that only imports numpy.
 2. Large input: a synthetic fio per-I/O log of --events lines (bench_pipeline.py's generator);
    `perflab heatmap LOG --save OUT.npz` against a naive script (`python -c`: pandas.read_csv and
    numpy.histogram2d on the same buckets), both as whole processes, interleaved over --rounds rounds
@@ -52,10 +53,12 @@ def say(*a) -> None:
     print(*a, flush=True)
 
 
-#: As scripts/perflab runs the command: `python -m perflab` with no PYTHONPATH (each entry on it is
-#: searched by every top-level import: it cost this machine's small command 50-80 ms); run from the
-#: repository's root, whose perflab is then the one imported (as for the naive script's `-c`).
-ENV = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+#: As scripts/perflab runs the command on a learner's machine: `python -m perflab` from the
+#: repository's root (whose perflab is then the one imported, as for the naive script's `-c`), with
+#: no PYTHONPATH (each entry on it is searched by every top-level import) and with Python's bytecode
+#: cache (PYTHONDONTWRITEBYTECODE, set in this project's own shells, made every run compile perflab's
+#: modules again: about 40 ms of the small command). The first, untimed run writes the cache.
+ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
 
 
 def wall(cmd: list[str]) -> float:
@@ -84,10 +87,17 @@ def main(argv=None) -> int:
     say(f"1. small input: perflab heatmap {SMALL.relative_to(ROOT)} ({SMALL.stat().st_size:,} bytes), "
         f"{a.rounds} runs")
     wall(heatmap_cmd(str(SMALL)))   # warm the page cache and Python's bytecode cache
-    ts = [wall(heatmap_cmd(str(SMALL))) for _ in range(a.rounds)]
-    med = statistics.median(ts)
+    floor_cmd = [PY, "-c", "import numpy"]
+    ts, fl = [], []
+    for _ in range(a.rounds):   # the command and its floor in turn: the machine's speed moves both
+        ts.append(wall(heatmap_cmd(str(SMALL))))
+        fl.append(wall(floor_cmd))
+    med, floor = statistics.median(ts), statistics.median(fl)
+    own = statistics.median(t - f for t, f in zip(ts, fl))
     say(f"   wall time: median {med:.3f} s (min {min(ts):.3f}, max {max(ts):.3f}); goal < 0.3 s: "
         f"{'met' if med < 0.3 else 'NOT met'}")
+    say(f"   the floor, a python that only imports numpy, in the same rounds: median {floor:.3f} s "
+        f"(min {min(fl):.3f}, max {max(fl):.3f}); the command above it: median {own:.3f} s a round")
     say(f"   heavy modules it imported: {', '.join(unneeded_imports(SMALL)) or 'none'}")
 
     with tempfile.TemporaryDirectory(prefix="perflab-bench-") as tmp:
