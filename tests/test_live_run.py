@@ -96,6 +96,86 @@ def test_a_run_directory_read_live_gives_one_column_a_report(tmp_path):
         socket.create_connection(("127.0.0.1", int(live.url.rsplit(":", 1)[1].strip("/"))), timeout=2)
 
 
+def test_the_emulated_disks_logs_are_drawn_disk_by_disk_on_the_wall_clock(tmp_path):
+    """slowdisk's device logs (time from the mount, flushed a second at a time), listed by the mount
+    (perflab.fio.live): one map a disk under fio's, on fio's clock, each equal to `perflab heatmap`
+    of that disk's finished log once shifted by the mount's time 0; the wait logs are not drawn."""
+    from perflab.analysis.heatmap import from_lat_log
+    from perflab.fio import live as fio_live
+
+    dev, status = tmp_path / "device", tmp_path / "job.status.json"
+    dev.mkdir()
+    lst = tmp_path / "live.jsonl"
+    lst.write_text(json.dumps({"kind": "fio-status", "path": str(status), "label": "job"}) + "\n")
+    epoch = 1_795_000_000_250                       # the mount's time 0, a quarter second into fio's second 0
+    (dev / "mount.epoch_ms").write_text(f"{epoch}\n")
+    status.write_text(json.dumps(report(1_795_000_001_000, {1500: 10})) + "\n"
+                      + json.dumps(report(1_795_000_004_000, {1500: 40})) + "\n")
+    rows = {"d0": [(100, 4_000_000), (900, 12_000_000), (1_800, 8_000_000)],
+            "d1": [(500, 25_000_000), (2_700, 9_000_000)]}
+    for d, r in rows.items():   # the first two lines now, the rest after the first look
+        (dev / f"{d}.log").write_text("".join(f"{t}, {lat}, 1, 8192, 0, 0\n" for t, lat in r[:2]))
+        (dev / f"{d}.wait.log").write_text("".join(f"{t}, 1, 1, 8192, 0, 0\n" for t, _ in r))
+    live = LiveRun(tmp_path, "disks", 0)
+    try:
+        import os
+        os.environ[fio_live.LIVE_ENV] = str(lst)
+        try:   # as slowdisk.mounted lists a mount's log directory in a watched run
+            assert fio_live.announce("device-logs", "pool disks", dir=dev)
+        finally:
+            del os.environ[fio_live.LIVE_ENV]
+        live.poll()
+        assert live.data()["by"][0]["totals"][:2] == [1, 1]
+        for d, r in rows.items():
+            with open(dev / f"{d}.log", "a") as fh:
+                fh.write("".join(f"{t}, {lat}, 1, 8192, 0, 0\n" for t, lat in r[2:]))
+        live.poll()
+        d = live.data()
+    finally:
+        live.finish(linger_s=0)
+    assert [b["label"] for b in d["by"]] == ["disk d0 (pool disks: service time)", "disk d1 (pool disks: service time)"]
+    assert d["source"].endswith("fio's reports, once a second") and d["sources"] == 2
+    assert d["totals"] == [10, 0, 0, 30]   # fio's second report holds its last 3 s, put in the last
+    lo, hi = d["rows"]
+    for b, disk in zip(d["by"], rows):
+        whole = from_lat_log([dev / f"{disk}.log"])   # the finished log, on its own clock (from 0)
+        assert whole.t0_ms == 0 and sum(map(sum, b["z"])) == whole.total == len(rows[disk])
+        # the same cells, moved by the mount's time 0: (t + 250 ms) // 1000 s from fio's second 0
+        exp = np.zeros((d["columns"], hi - lo), np.int64)
+        for t, lat in rows[disk]:
+            exp[(t + 250) // 1000, int(Buckets.loglinear().index(np.array([lat]))[0]) - lo] += 1
+        assert np.array_equal(np.array(b["z"]).T, exp), disk
+        assert np.array_equal(exp.sum(axis=0), whole.counts.sum(axis=0)[lo:hi])   # the same latency rows
+
+
+def test_a_run_that_lists_nothing_says_so(tmp_path):
+    live = LiveRun(tmp_path, "quiet", 0)
+    try:
+        live.poll()
+        d = live.data()
+    finally:
+        live.finish(linger_s=0)
+    assert d["sources"] == 0 and d["columns"] == 0 and "by" not in d
+
+
+def test_the_page_script_parses(tmp_path):
+    """The page's JavaScript, as served, is valid (node --check): a broken script draws nothing,
+    which only a browser would otherwise show."""
+    import shutil
+
+    from perflab.analysis.heatmap.live import LivePage
+
+    node = shutil.which("node") or shutil.which("nodejs")
+    if node is None:
+        pytest.skip("no node command (make setup installs npm, and node with it)")
+    with LivePage(lambda: {}, "t", 0) as page:
+        html = _get(page.url).decode()
+    js = tmp_path / "page.js"
+    js.write_text(html.split("<script>")[1].split("</script>")[0])
+    r = subprocess.run([node, "--check", str(js)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
 def _get(url: str) -> bytes:
     with urllib.request.urlopen(url, timeout=10) as r:
         return r.read()
@@ -103,19 +183,25 @@ def _get(url: str) -> bytes:
 
 @pytest.mark.docker
 @pytest.mark.slow
-def test_a_watched_smoke_run_grows_in_a_browser_and_passes(docker_ok, artifacts):
-    from support.browser import Chromium
-
-    p = subprocess.Popen([str(ROOT / "scripts" / "perflab"), "run", "heatmaps", "--preset", "smoke", "--live"],
+def _watched(lab: str) -> tuple[subprocess.Popen, list[str], str, int]:
+    """`perflab run LAB --preset smoke --live` started: the process, what it said, the page's address
+    and port (printed first, before the lab starts)."""
+    p = subprocess.Popen([str(ROOT / "scripts" / "perflab"), "run", lab, "--preset", "smoke", "--live"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     said = []
-    for line in p.stderr:   # the page's address comes first, before the lab starts
+    for line in p.stderr:
         said.append(line)
         if "watch it at " in line:
             break
     url = said[-1].split("watch it at ")[1].split()[0]
     assert url.startswith("http://127.0.0.1:"), said
-    port = int(url.rsplit(":", 1)[1].strip("/"))
+    return p, said, url, int(url.rsplit(":", 1)[1].strip("/"))
+
+
+def test_a_watched_smoke_run_grows_in_a_browser_and_passes(docker_ok, artifacts):
+    from support.browser import Chromium
+
+    p, said, url, port = _watched("heatmaps")
     with Chromium() as b:
         page = b.new_page()
         page.goto(url)
@@ -146,5 +232,43 @@ def test_a_watched_smoke_run_grows_in_a_browser_and_passes(docker_ok, artifacts)
     result = json.loads((run_dir / "fio" / "two-bands.json").read_text())   # one report: fio's last
     total = sum(j[d]["total_ios"] for j in result["jobs"] for d in ("read", "write", "trim") if d in j)
     assert events == total                      # the page counted every I/O fio reported
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=2)
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+@pytest.mark.long
+def test_a_watched_zfs_lab_draws_each_emulated_disk(docker_ok, artifacts):
+    """Logzilla watched: fio's map grows with, under it, one map a pool disk from slowdisk's logs as
+    they are flushed (the ZFS server's disks list their log directory); the run's checks pass."""
+    from support.browser import Chromium
+
+    p, said, url, port = _watched("logzilla")
+    with Chromium() as b:
+        page = b.new_page()
+        page.goto(url)
+        page.wait_for("document.querySelectorAll('.by-map').length >= 4", timeout=240)
+        first = int(page.evaluate("Number(document.body.dataset.columns)"))
+        time.sleep(4)
+        later = int(page.evaluate("Number(document.body.dataset.columns)"))
+        disks = page.evaluate("[...document.querySelectorAll('.by-map')].map(e => e.layout.title.text)")
+        page.screenshot(artifacts / "logzilla-live.png")
+        page.wait_for("document.body.dataset.ended === 'true'", timeout=300)
+        d = json.loads(_get(url + "map.json"))
+        assert not page.problems, page.problems
+    out, err = p.communicate(timeout=300)
+    (artifacts / "run.txt").write_text("".join(said) + err + out)
+    assert p.returncode == 0, err[-3000:]
+    assert later > first
+    assert disks == [f"disk d{i} (pool disks: service time)" for i in range(4)]
+    assert d["source"] == "logzilla: fio's reports, once a second" and d["sources"] == 2
+    run_dir = Path(out.strip().splitlines()[-1])
+    doc = json.loads((run_dir / "run.json").read_text())
+    assert doc["status"] == "complete" and doc["checks"] and not [c for c in doc["checks"] if failed(c)]
+    # each disk's map holds every I/O its finished log holds (the page read the last flush too)
+    from perflab.analysis.heatmap import from_lat_log
+    for k, b_ in enumerate(d["by"]):
+        assert sum(b_["totals"]) == from_lat_log([run_dir / "device" / f"d{k}.log"]).total
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=2)

@@ -89,7 +89,7 @@ def run(s) -> None:
                 untar(topo, tags["fio"], exp, udir, "no-log", p["untar_files"], s, events)
             with s.phase("before"):
                 fio_c = topo.container(
-                    tags["fio"], "fio", ["fio", "--output-format=json", f"--output={JOB}.json", job.name],
+                    tags["fio"], "fio", fio.command(out, JOB, job.name),
                     volumes={str(out): {"bind": "/out", "mode": "rw"},
                              str(exp): {"bind": zfs.EXPORT, "mode": "rw,rslave"}},
                     working_dir="/out", network_mode="none")
@@ -107,6 +107,7 @@ def run(s) -> None:
                     raise ContainerFailed(f"fio: exit {res.get('StatusCode')}\n"
                                           + fio_c.logs().decode(errors="replace")[-2000:])
                 (out / f"{JOB}.stdout.txt").write_bytes(fio_c.logs())
+                fio.result(out, JOB)   # JOB.json of its last report, in a watched run (perflab run --live)
             if untars(p):
                 untar(topo, tags["fio"], exp, udir, "with-log", p["untar_files"], s, events)
             with s.phase("collect"):

@@ -129,7 +129,7 @@ def run(s) -> None:
                 wait_until(tracer.attached, 60, "the tracer (bpftrace) to attach its probes")
             with s.phase("before"):
                 fio_c = topo.container(
-                    tags["fio"], "fio", ["fio", "--output-format=json", f"--output={JOB}.json", job.name],
+                    tags["fio"], "fio", fio.command(out, JOB, job.name),
                     network=net, volumes={str(out): {"bind": "/out", "mode": "rw"}}, working_dir="/out")
                 events["fio_first_write_ms"] = first_write(exp / zfs.POOL / "nfs-layers.0.dat")
                 running_until(fio_c, events["fio_first_write_ms"] / 1000 + p["before"],
@@ -144,6 +144,7 @@ def run(s) -> None:
                 if res.get("StatusCode") != 0:
                     raise ContainerFailed(f"fio: exit {res.get('StatusCode')}\n"
                                           + fio_c.logs().decode(errors="replace")[-2000:])
+                fio.result(out, JOB)   # JOB.json of its last report, in a watched run (perflab run --live)
             with s.phase("collect"):
                 tracer.stop()
                 code, err, lines = tracer.finish(60)

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from perflab.fio.live import announce, live_list
+
 _SECTION = re.compile(r"^\s*\[([^\]]+)\]\s*$")
 _OPTION = re.compile(r"^\s*([A-Za-z0-9_]+)\s*(?:=\s*(.*?))?\s*$")
 
@@ -109,32 +111,22 @@ def version(topo, image: str) -> str:
     return topo.run(image, "fio-version", ["fio", "--version"], network_mode="none").strip()
 
 
-def run_in_container(topo, image: str, job: Path, out_dir: Path, name: str, *, volumes=None,
-                     timeout: float | None = None, extra_args=(), **kw) -> Path:
-    """Run `fio job` in a container of `topo` with out_dir mounted as its working directory /out,
-    so the JSON result (NAME.json) and every log land in out_dir. Returns the JSON's path.
+def command(out_dir: Path, name: str, job: str, *extra_args: str) -> list[str]:
+    """fio's command line for the job file `job` (a path inside a container whose working directory
+    /out is the host's `out_dir`) whose JSON result is to be NAME.json there. In a watched run
+    (perflab run --live) fio writes its report once a second instead, latency bins included (json+),
+    to NAME.status.json, listed for the run's page; :func:`result` then makes NAME.json of its last."""
+    if not announce("fio-status", name, path=Path(out_dir).resolve() / f"{name}{STATUS_SUFFIX}"):
+        return ["fio", "--output-format=json", f"--output={name}.json", *extra_args, job]
+    return ["fio", "--output-format=json+", f"--status-interval={STATUS_INTERVAL_S}",
+            f"--output={name}{STATUS_SUFFIX}", *extra_args, job]
 
-    Under a CPU limit (`nano_cpus` or `cpu_quota`), the container's scheduler statistics are saved
-    after fio as NAME.cpu.stat (cgroup v1 or v2 `cpu.stat`: periods, and periods the kernel held
-    the container back), so that the sanity rule client-bound has the kernel's word beside fio's."""
+
+def result(out_dir: Path, name: str) -> Path:
+    """After fio ran :func:`command`'s line with /out = `out_dir`: the path of NAME.json, written from
+    fio's last report when the run was watched (the result as an unwatched run writes it)."""
     out_dir = Path(out_dir)
-    rel = Path(job).resolve().relative_to(out_dir.resolve())
-    vols = {str(out_dir.resolve()): {"bind": "/out", "mode": "rw"}, **(volumes or {})}
-    live = live_sources()
-    if live is None:
-        cmd = ["fio", "--output-format=json", f"--output={name}.json", *extra_args, str(rel)]
-    else:   # watched (perflab run --live): fio's status each second, its latency bins included
-        cmd = ["fio", "--output-format=json+", f"--status-interval={STATUS_INTERVAL_S}",
-               f"--output={name}{STATUS_SUFFIX}", *extra_args, str(rel)]
-        with open(live, "a") as fh:
-            fh.write(json.dumps({"kind": "fio-status", "path": str(out_dir / f"{name}{STATUS_SUFFIX}"),
-                                 "label": name}) + "\n")
-    if kw.get("nano_cpus") or kw.get("cpu_quota"):
-        cmd = ["sh", "-c", f'"$@"; rc=$?; cat {CPU_STAT} > {name}.cpu.stat 2>/dev/null; exit $rc', "fio", *cmd]
-    output = topo.run(image, name, cmd, volumes=vols, working_dir="/out", timeout=timeout,
-                      network_mode="none", **kw)
-    (out_dir / f"{name}.stdout.txt").write_text(output)
-    if live is not None:   # the result, as an unwatched run writes it: fio's last report alone
+    if live_list() is not None:
         from perflab.fio.logs import FioLogError
 
         docs = status_docs((out_dir / f"{name}{STATUS_SUFFIX}").read_text())
@@ -146,17 +138,28 @@ def run_in_container(topo, image: str, job: Path, out_dir: Path, name: str, *, v
     return out_dir / f"{name}.json"
 
 
-#: `perflab run --live` puts the run's live.jsonl here, in the environment of the lab's notebook:
-#: fio's runs add their status files to it, and the page reads what they list
-LIVE_ENV = "PERFLAB_LIVE"
+def run_in_container(topo, image: str, job: Path, out_dir: Path, name: str, *, volumes=None,
+                     timeout: float | None = None, extra_args=(), **kw) -> Path:
+    """Run `fio job` in a container of `topo` with out_dir mounted as its working directory /out,
+    so the JSON result (NAME.json) and every log land in out_dir. Returns the JSON's path.
+
+    Under a CPU limit (`nano_cpus` or `cpu_quota`), the container's scheduler statistics are saved
+    after fio as NAME.cpu.stat (cgroup v1 or v2 `cpu.stat`: periods, and periods the kernel held
+    the container back), so that the sanity rule client-bound has the kernel's word beside fio's."""
+    out_dir = Path(out_dir)
+    rel = Path(job).resolve().relative_to(out_dir.resolve())
+    vols = {str(out_dir.resolve()): {"bind": "/out", "mode": "rw"}, **(volumes or {})}
+    cmd = command(out_dir, name, str(rel), *extra_args)
+    if kw.get("nano_cpus") or kw.get("cpu_quota"):
+        cmd = ["sh", "-c", f'"$@"; rc=$?; cat {CPU_STAT} > {name}.cpu.stat 2>/dev/null; exit $rc', "fio", *cmd]
+    output = topo.run(image, name, cmd, volumes=vols, working_dir="/out", timeout=timeout,
+                      network_mode="none", **kw)
+    (out_dir / f"{name}.stdout.txt").write_text(output)
+    return result(out_dir, name)
+
+
 STATUS_SUFFIX = ".status.json"   # fio's reports, one a second (--status-interval), then its last
 STATUS_INTERVAL_S = 1
-
-
-def live_sources() -> Path | None:
-    """The run's live.jsonl when the run is watched, else None."""
-    v = os.environ.get(LIVE_ENV)
-    return Path(v) if v else None
 
 
 def status_docs(text: str) -> list[dict]:

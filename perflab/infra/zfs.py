@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from perflab.fio.live import announce
 from perflab.infra import containers, hostcmd
 from perflab.infra.containers import Topology, wait_until
 from perflab.infra.labdirs import made_dirs
@@ -149,6 +150,7 @@ class ZfsServer:
     container: object
     export: Path  # host side of /export
     volume: object = None   # the volume that holds the pool's files (/backing)
+    devlog: Path | None = None   # host side of /devlog (the emulated disks' per-I/O logs)
 
     @classmethod
     def start(cls, topo: Topology, image: str, export: Path, devlog: Path, zfs_fuse_args: str = "",
@@ -163,7 +165,7 @@ class ZfsServer:
                      str(devlog): {"bind": DEVLOG, "mode": "rw"},
                      str(export): {"bind": EXPORT, "mode": "rw,rshared"}},
             environment={"ZFS_FUSE_ARGS": zfs_fuse_args})
-        srv = cls(topo, c, Path(export), vol)
+        srv = cls(topo, c, Path(export), vol, Path(devlog))
         wait_until(lambda: srv.exec(["zpool", "list"], check=False)[0] == 0, 30, "zfs-fuse")
         return srv
 
@@ -190,6 +192,8 @@ class ZfsServer:
         opts = ",".join(model.to_options() + [f"log_dir={DEVLOG}"])
         self.exec(["slowdisk", BACKING, DISKS, "-f", "-o", opts], detach=True)
         wait_until(lambda: " fuse.slowdisk " in self.sh("cat /proc/mounts"), 20, "slowdisk mount")
+        if self.devlog is not None:   # a watched run's page draws each disk's log as it is flushed
+            announce("device-logs", "pool disks", dir=self.devlog)
         return [f"{DISKS}/{d}" for d in names]
 
     def create_mirrored_pool(self, mirrors: int, size: int, model: DiskModel, props: dict[str, str]) -> list[str]:
@@ -216,6 +220,8 @@ class ZfsServer:
         self.sh(f"mkdir -p {SLOW_LOG_BACKING} {SLOW_LOG_DIR}{mk} && truncate -s {size_mb}M {SLOW_LOG_BACKING}/slog")
         self.exec(["slowdisk", SLOW_LOG_BACKING, SLOW_LOG_DIR, "-f", "-o", opts], detach=True)
         wait_until(lambda: f" {SLOW_LOG_DIR} fuse.slowdisk " in self.sh("cat /proc/mounts"), 20, "slowdisk mount (log)")
+        if log_subdir and self.devlog is not None:
+            announce("device-logs", "log device", dir=self.devlog / log_subdir)
         self.exec(["zpool", "add", "-f", POOL, "log", dev])
         return dev
 

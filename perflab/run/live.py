@@ -1,12 +1,15 @@
 """`perflab run LAB --live`: the lab's latency heat map and throughput while the run goes, on a page at
-127.0.0.1 (perflab.analysis.heatmap.live's page), each phase marked as it begins.
+127.0.0.1 (perflab.analysis.heatmap.live's page), each phase marked as it begins, and below it the
+breakdowns: one map a fio job, one map an emulated disk.
 
-Its data are what the run writes as it goes: fio's reports, once a second, which a watched run asks
-fio for (perflab.fio.jobs: --status-interval with json+, whose cumulative latency bins, differenced,
-are each second's histogram; each report file is listed in the run's live.jsonl), and the run's
-phases (progress.jsonl). The lab itself does nothing else for it. The page is served from the
-process that runs the notebook, so it stops with the run, interrupted or not, once the page has had
-LINGER_S to show the end and the link to the finished notebook.
+Its data are what the run writes as it goes, listed in the run's live.jsonl (perflab.fio.live): fio's
+reports, once a second, which a watched run asks fio for (perflab.fio.jobs: --status-interval with
+json+, whose cumulative latency bins, differenced, are each second's histogram), the emulated disks'
+per-I/O logs, which slowdisk flushes once a second (each disk's service times, put on the wall clock
+by the mount's time 0), and the run's phases (progress.jsonl). The lab itself does nothing else for
+it. The page is served from the process that runs the notebook, so it stops with the run,
+interrupted or not, once the page has had LINGER_S to show the end and the link to the finished
+notebook.
 """
 from __future__ import annotations
 
@@ -19,11 +22,11 @@ import numpy as np
 
 from perflab.analysis.heatmap.buckets import Buckets
 from perflab.analysis.heatmap.ingest import MapBuilder
-from perflab.analysis.heatmap.live import LINGER_S, LivePage, cells, map_json
-from perflab.analysis.heatmap.model import aligned
+from perflab.analysis.heatmap.live import LINGER_S, Follower, LivePage, cells, map_json, rows_of
+from perflab.analysis.heatmap.model import HeatMap, aligned, merge
 from perflab.fio.jobs import read_status
 
-__all__ = ["FioStatus", "LiveRun", "LIVE_LIST", "cumulative_bins", "job_bins"]
+__all__ = ["DeviceLogs", "FioStatus", "LiveRun", "LIVE_LIST", "cumulative_bins", "job_bins"]
 
 LIVE_LIST = "live.jsonl"   # the run's list of what the page reads (perflab.fio.jobs appends to it)
 DDIRS = ("read", "write", "trim")
@@ -83,6 +86,38 @@ class FioStatus:
         return out
 
 
+class DeviceLogs:
+    """One directory of slowdisk's device logs read as they are flushed: a map a disk (``<disk>.log``;
+    its ``.wait.log`` is not drawn), on the wall clock from the directory's ``mount.epoch_ms``."""
+
+    def __init__(self, path: Path, label: str):
+        self.dir, self.label = Path(path), label
+        self.disks: dict[str, Follower] = {}
+
+    def poll(self) -> int:
+        try:
+            epoch = int((self.dir / "mount.epoch_ms").read_text().strip())
+        except (OSError, ValueError):   # not mounted yet, or the line being written
+            return 0
+        n = 0
+        for p in sorted(self.dir.glob("*.log")):
+            if p.name.endswith(".wait.log"):
+                continue
+            if p.stem not in self.disks:
+                self.disks[p.stem] = Follower(p, "fio", offset_ms=epoch)
+            n += self.disks[p.stem].poll()
+        return n
+
+    def maps(self) -> dict[str, HeatMap]:
+        """Each disk's map so far (the disks with I/O)."""
+        out = {d: f.snapshot() for d, f in self.disks.items()}
+        return {d: m for d, m in out.items() if m.n_columns}
+
+    def close(self) -> None:
+        for f in self.disks.values():
+            f.close()
+
+
 class LiveRun:
     """The page of one run, from `start()` until `finish()`: polls the run's sources twice a second."""
 
@@ -92,6 +127,7 @@ class LiveRun:
         self.builder = MapBuilder(buckets=self.buckets)
         self.jobs: dict[str, MapBuilder] = {}   # the same, one map per fio job (the page's breakdown)
         self.sources: dict[str, FioStatus] = {}
+        self.devices: dict[str, DeviceLogs] = {}   # by directory
         self.events, self.ended, self.listed = 0, False, 0
         self.lock = threading.Lock()
         self._stop = threading.Event()
@@ -113,8 +149,12 @@ class LiveRun:
                 src = json.loads(line)
                 if src.get("kind") == "fio-status":
                     self.sources.setdefault(src["path"], FioStatus(Path(src["path"])))
+                elif src.get("kind") == "device-logs" and src["dir"] not in self.devices:
+                    self.devices[src["dir"]] = DeviceLogs(Path(src["dir"]), src.get("label", "disks"))
             self.listed = len(lines)
         with self.lock:
+            for dev in self.devices.values():
+                dev.poll()
             for src in self.sources.values():
                 for t_ms, per_job in src.poll():
                     for job, diff in per_job.items():
@@ -145,14 +185,24 @@ class LiveRun:
         with self.lock:
             hm = self.builder.result(kind="fio-status", sources=list(self.sources))
             jobs = {j: b.result(kind="fio-status") for j, b in self.jobs.items()}
+            disks = {f"disk {d} ({dev.label}: service time)": m for dev in self.devices.values()
+                     for d, m in dev.maps().items()}
             events = self.events
-        by_job = len(jobs) > 1 and hm.n_columns > 0
-        if by_job:   # one map a job, on the whole map's columns and rows
-            whole = aligned({"": hm, **jobs})
+        source = f"{self.lab}: fio's reports, once a second"
+        if not hm.n_columns and disks:   # no fio report (yet): the disks' maps, summed
+            hm, events = merge(disks.values()), sum(m.total for m in disks.values())
+            source = f"{self.lab}: the emulated disks' service times (slowdisk's logs, flushed once a second)"
+        by = {f"job {j}": m for j, m in jobs.items() if m.n_columns} if len(jobs) > 1 else {}
+        by.update(disks)
+        if by and hm.n_columns:   # every map on the whole map's columns and rows
+            whole = aligned({"": hm, **by})
             hm = whole[""]
-        d = map_json(hm, events, self.ended, f"{self.lab}: fio's reports, once a second")
-        if by_job:
-            d["by"] = [{"label": f"job {j}", **cells(whole[j], d["rows"])} for j in jobs]   # in the order they began
+        spans = [rows_of(m) for m in ([hm] + ([whole[k] for k in by] if by and hm.n_columns else [])) if m.counts.any()]
+        span = (min(a for a, _ in spans), max(b for _, b in spans)) if spans else None
+        d = map_json(hm, events, self.ended, source, span)
+        if by and hm.n_columns:
+            d["by"] = [{"label": k, **cells(whole[k], d["rows"])} for k in by]   # jobs as they began, then disks
+        d["sources"] = len(self.sources) + len(self.devices)
         ph = self.phases()
         t0 = d["t0_ms"] / 1000
         d["phases"] = [{"name": n, "t_s": round(t - t0, 3)} for n, t in ph] if hm.n_columns else []
@@ -176,3 +226,5 @@ class LiveRun:
             time.sleep(linger_s)
         finally:
             self.page.close()
+            for dev in self.devices.values():
+                dev.close()

@@ -32,7 +32,7 @@ from perflab.run import labcontract, progress, provenance
 from perflab.config.manifest import SUITES, Lab, Manifest
 from perflab.run.record import RunRecord
 from perflab.run.session import create_run
-from perflab.fio.jobs import LIVE_ENV
+from perflab.fio.live import LIVE_ENV
 
 from perflab.errors import EXIT_CHECK, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED, Refused, explain  # noqa: F401
 KILL_GRACE_S = 60

@@ -57,15 +57,17 @@ def _is_header(line: bytes) -> bool:
 class Follower:
     """The map of one growing file. ``poll()`` counts the lines it gained; ``snapshot()`` is the map
     so far. ``form``: "fio" (a per-I/O log) or a tracer's form; ``units`` as ``perflab heatmap``'s
-    for a trace2heatmap trace."""
+    for a trace2heatmap trace; ``offset_ms`` puts a log's own time 0 on the wall clock (slowdisk's
+    device logs count from the mount: perflab.run.live lines them up with fio's reports)."""
 
     def __init__(self, path: str | os.PathLike, form: str = "fio", col_s: float = 1.0, sub: int = 8,
-                 units: tuple[str | None, str | None] = (None, None)):
+                 units: tuple[str | None, str | None] = (None, None), offset_ms: int = 0):
         if form not in FOLLOW_FORMS:
             raise ValueError(f"--follow reads {', '.join(FOLLOW_FORMS)}, not {form!r}"
                              + (" (blkparse pairs lines that may be far apart: give the finished trace)"
                                 if form == "blkparse" else ""))
         self.path, self.form, self.units = Path(path), form, units
+        self.offset_ms = int(offset_ms)   # added to each time stamp: a log's time 0 on the wall clock
         self.buckets = make_buckets(sub, None, 128, 2 ** 34, None)
         self.builder = MapBuilder(col_s=col_s, buckets=self.buckets, from_first=form != "fio")
         self.offset = 0
@@ -119,6 +121,8 @@ class Follower:
         with self.lock:
             for ev in events:
                 ev.where = str(self.path)
+                if self.offset_ms:
+                    ev.t_ms = ev.t_ms + self.offset_ms
                 self.builder.add(ev)
                 n += len(ev)
             self.events += n
@@ -142,10 +146,11 @@ def cells(hm: HeatMap, rows: tuple[int, int]) -> dict:
     return {"z": hm.counts[:, lo:hi].T.tolist(), "totals": hm.counts.sum(axis=1).tolist()}
 
 
-def map_json(hm: HeatMap, events: int, ended: bool, source: str) -> dict:
-    """What the page draws: the non-empty rows' labels, each column's start (s), the counts (rows x
-    columns), the columns' totals, and the state of the source."""
-    rows = rows_of(hm)
+def map_json(hm: HeatMap, events: int, ended: bool, source: str, rows: tuple[int, int] | None = None) -> dict:
+    """What the page draws: the non-empty rows' labels (or those of ``rows``, a span that the
+    breakdowns drawn under the map need too), each column's start (s), the counts (rows x columns),
+    the columns' totals, and the state of the source."""
+    rows = rows_of(hm) if rows is None else rows
     return {"source": source, "ended": ended, "events": int(events), "columns": int(hm.n_columns),
             "col_s": hm.col_s, "t0_ms": int(hm.t0_ms), "rows": list(rows),
             "x": [round(i * hm.col_s, 3) for i in range(hm.n_columns)],
@@ -175,6 +180,10 @@ async function tick() {{
   st.textContent = (m.ended ? 'ended: ' : 'following: ') + m.source + ' - ' + m.events.toLocaleString()
     + ' events, ' + m.columns + ' columns of ' + m.col_s + ' s'
     + (m.phase && !m.ended ? ' - phase: ' + m.phase : '') + (m.ended && m.notebook ? ' - notebook: ' + m.notebook : '');
+  if (m.sources === 0)   // a run that has listed nothing the page can draw (yet)
+    st.textContent = (m.ended ? 'ended: ' : 'running: ') + m.source.split(':')[0] + ' has listed nothing this page '
+      + "draws as it goes (fio's reports, the emulated disks' logs)" + (m.phase && !m.ended ? ' - phase: ' + m.phase : '')
+      + (m.ended && m.notebook ? ' - notebook: ' + m.notebook : '');
   st.className = m.ended ? 'ended' : '';
   const nb = document.getElementById('notebook');
   if (m.ended && m.notebook_url) {{ nb.href = m.notebook_url; nb.textContent = 'the finished notebook (.ipynb)'; }}
@@ -194,22 +203,24 @@ async function tick() {{
       {{title: {{text: 'latency heat map (count per cell)'}}, xaxis: {{title: {{text: 'time (s)'}}}},
        yaxis: {{title: {{text: 'latency'}}, type: 'category'}}, margin: {{l: 110, t: 80}}, shapes: lines,
        annotations: notes}});
+    const zmax = Math.max(0, ...z.flat().filter(v => v !== null),
+                          ...(m.by || []).map(b => Math.log10(Math.max(1, ...b.z.flat()))));
     (m.by || []).forEach((b, i) => {{
       let div = document.getElementById('by-' + i);
       if (!div) {{
         div = document.createElement('div'); div.id = 'by-' + i; div.className = 'by-map';
-        div.style.height = '360px'; document.getElementById('by').appendChild(div);
+        div.style.height = '380px'; document.getElementById('by').appendChild(div);
       }}
       Plotly.react(div, [{{type: 'heatmap', x: m.x, y: m.y, z: b.z.map(r => r.map(c => c > 0 ? Math.log10(c) : null)),
-        colorscale: COLORS, zmin: 0, zmax: Math.max(...z.flat().filter(v => v !== null), 0), hoverongaps: false,
+        colorscale: COLORS, zmin: 0, zmax: zmax, hoverongaps: false,
         customdata: b.z, hovertemplate: 't = %{{x}} s<br>%{{y}}<br>%{{customdata}} events<extra></extra>',
         showscale: false}}],
         {{title: {{text: b.label}}, xaxis: {{title: {{text: 'time (s)'}}}}, yaxis: {{type: 'category'}},
-         margin: {{l: 110, t: 50}}, shapes: lines}});
+         margin: {{l: 110, t: 80}}, shapes: lines}});
     }});
     Plotly.react('rate', [{{type: 'bar', x: m.x, y: m.totals.map(v => v / m.col_s)}}],
       {{title: {{text: 'events per second'}}, xaxis: {{title: {{text: 'time (s)'}}}},
-       yaxis: {{title: {{text: 'per second'}}}}, margin: {{l: 110, t: 60}}, shapes: lines}});
+       yaxis: {{title: {{text: 'per second'}}}}, margin: {{l: 110, t: 80}}, shapes: lines}});
     drawn = key;
   }}
   if (!m.ended) setTimeout(tick, 1000); else done = true;

@@ -11,6 +11,8 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from perflab.fio.live import announce
 from typing import Iterator
 
 from perflab.errors import Failed
@@ -209,6 +211,8 @@ def mounted(backing_dir: str | os.PathLike, mountpoint: str | os.PathLike,
         mount = SlowdiskMount(mountpoint=mp, backing_dir=backing, model=model, pid=proc.pid,
                               log_dir=Path(log_dir) if log_dir is not None else None,
                               stderr_path=errpath, proc=proc)
+        if log_dir is not None:   # a watched run's page draws each disk's log as it is flushed
+            announce("device-logs", mp.name, dir=log_dir)
         yield mount
     finally:
         try:
