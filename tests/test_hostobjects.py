@@ -133,3 +133,23 @@ def test_a_live_run_of_another_clone_is_left_alone(tmp_path, monkeypatch):
     finally:
         runner.kill()
         runner.wait()
+
+
+needs_zram = pytest.mark.skipif(os.geteuid() != 0 or not Path("/sys/class/zram-control/hot_add").exists(),
+                                reason="needs root and zram")
+
+
+@needs_zram
+def test_a_zram_device_never_given_a_size_is_still_left_behind_and_removed(tmp_path):
+    """A lab inside a container whose /sys is read-only hot-added a device and could not size it: the
+    device is there all the same, so `perflab clean --check` must name it and `clean` remove it."""
+    from perflab.infra.ledger import EXISTS, remove_entry
+
+    idx = int(Path("/sys/class/zram-control/hot_add").read_text().strip())
+    e = {"kind": "zram", "id": f"/dev/zram{idx}"}
+    try:
+        assert int(Path(f"/sys/block/zram{idx}/disksize").read_text()) == 0
+        assert EXISTS["zram"](e)
+    finally:
+        assert remove_entry(e)
+    assert not Path(f"/sys/block/zram{idx}").exists() and not EXISTS["zram"](e)

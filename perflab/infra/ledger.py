@@ -156,22 +156,21 @@ def _rm_loop(e):
     return _sh(["losetup", "-d", dev])
 
 
-def _zram_size(dev: str) -> int:
-    try:
-        return int(Path(f"/sys/block/{Path(dev).name}/disksize").read_text())
-    except (OSError, ValueError):
-        return 0
+def _zram_there(dev: str) -> bool:
+    """The device is there, sized or not: a device hot-added and never given a size (a write to its
+    disksize refused, as under a read-only /sys) is left behind all the same."""
+    return Path(f"/sys/block/{Path(dev).name}").exists()
 
 
 def _rm_zram(e):
     name = Path(e["id"]).name
-    if not Path(f"/sys/block/{name}").exists():
+    if not _zram_there(name):
         return True
     with contextlib.suppress(OSError):
         Path(f"/sys/block/{name}/reset").write_text("1")
     with contextlib.suppress(OSError):
         Path("/sys/class/zram-control/hot_remove").write_text(name.removeprefix("zram"))
-    return _zram_size(name) == 0
+    return not _zram_there(name)
 
 
 def _rm_tc(e):
@@ -212,7 +211,7 @@ EXISTS = {
     "mount": lambda e: is_mounted(e["id"]),
     "loop": lambda e: _sh(["losetup", e["id"]])
     and bool(e.get("backing") is None or e["backing"] in _out(["losetup", "-n", "-O", "BACK-FILE", e["id"]])),
-    "zram": lambda e: _zram_size(e["id"]) > 0,
+    "zram": lambda e: _zram_there(e["id"]),
     "tc": lambda e: Path(f"/sys/class/net/{e['id']}").exists() and e.get("qdisc", "tbf") in _out(
         ["tc", "qdisc", "show", "dev", e["id"]]),
     "cgroup": lambda e: Path(e["id"]).exists(),
