@@ -31,6 +31,18 @@ def _cmd(args: list[str], timeout: float = 10) -> tuple[int, str]:
         return 127, str(e)
 
 
+def zram_usable() -> tuple[bool, str]:
+    """Can a lab make, size and remove a zram device here? A device is made by reading hot_add but
+    sized (and removed) by writing /sys: a container whose /sys is read-only (Docker's, without
+    --privileged) would make one and leave it unsized."""
+    if not Path("/sys/class/zram-control/hot_add").exists():
+        return False, "no zram in this kernel"
+    if not os.access("/sys/class/zram-control/hot_remove", os.W_OK):
+        return False, ("zram is in this kernel but /sys is read-only here (a container without --privileged: "
+                       "scripts/lab-host gives the host's /sys)")
+    return True, "zram available (/sys/class/zram-control)"
+
+
 def probes() -> dict[str, Probe]:
     out: dict[str, Probe] = {}
 
@@ -50,13 +62,7 @@ def probes() -> dict[str, Probe]:
     add("zfs-fuse", zf is not None, zf or "zfs-fuse not installed on the host (the ZFS image installs it)")
     add("loop", Path("/dev/loop-control").exists(), "/dev/loop-control present" if Path("/dev/loop-control").exists()
         else "no loop devices")
-    zram = Path("/sys/class/zram-control/hot_add").exists()
-    # a device is made by reading hot_add, but sized (and removed) by writing /sys: a container whose
-    # /sys is read-only (Docker's, without --privileged) would make one and leave it unsized
-    zram_rw = zram and os.access("/sys/class/zram-control/hot_remove", os.W_OK)
-    add("zram", zram_rw, "zram available (/sys/class/zram-control)" if zram_rw else
-        "zram is in this kernel but /sys is read-only here (a container without --privileged: "
-        "scripts/lab-host gives the host's /sys)" if zram else "no zram in this kernel")
+    add("zram", *zram_usable())
     # tbf is tried on the loopback of a network namespace of its own (gone when tc exits): the
     # machine's interfaces, and a lab that may be shaping them, are never touched.
     rc_tbf = _cmd(["unshare", "--net", "tc", "qdisc", "add", "dev", "lo", "root", "handle", "1:", "tbf",

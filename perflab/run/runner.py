@@ -52,6 +52,12 @@ def validate(m: Manifest, lab: Lab, preset: str, overrides: list[str]) -> dict:
 def check_requirements(m: Manifest, lab: Lab) -> None:
     if "docker" in lab.requires and labels.docker_client() is None:
         raise Refused(f"lab {lab.name} needs a Docker engine: {labels.no_engine_reason()}")
+    if "zram" in lab.requires:   # refused before a device is made that could not be sized or removed
+        from perflab.infra.doctor import zram_usable
+
+        ok, why = zram_usable()
+        if not ok:
+            raise Refused(f"lab {lab.name} needs zram: {why}")
 
 
 def notebook_input(m: Manifest, lab: Lab, run_dir: Path, source: Path | None = None) -> Path:
