@@ -1,5 +1,7 @@
 """One error model (perflab.errors): bad input of every kind gets its documented exit status and one
 line on stderr, never a traceback, and creates nothing."""
+from pathlib import Path
+
 import pytest
 
 from perflab import cli, errors
@@ -53,6 +55,20 @@ def test_no_docker_engine_is_refused(capsys, monkeypatch):
     monkeypatch.setattr(labels, "docker_client", lambda: None)
     rc, err, made = run(capsys, "run", "heatmaps", "--preset", "smoke")
     assert rc == 2 and "needs a Docker engine" in err and not made
+
+
+def test_a_lab_that_needs_zram_is_refused_where_it_cannot_be_sized(capsys, monkeypatch):
+    """Under a read-only /sys (a container without --privileged) a device could be made, never sized
+    nor removed: the l2arc lab is refused before anything is made, and says why."""
+    import os
+
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, *a, **k: False if str(p).startswith("/sys/class/zram")
+                        else real(p, mode, *a, **k))
+    before = sorted(p.name for p in Path("/sys/block").glob("zram*"))
+    rc, err, made = run(capsys, "run", "l2arc", "--preset", "smoke")
+    assert rc == 2 and "needs zram" in err and "/sys is read-only" in err and not made, err
+    assert sorted(p.name for p in Path("/sys/block").glob("zram*")) == before
 
 
 def test_an_unexpected_error_is_one_line_and_the_traceback_goes_to_the_log(capsys, monkeypatch):
