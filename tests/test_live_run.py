@@ -25,6 +25,16 @@ def report(t_ms: int, bins: dict, ddir: str = "read") -> dict:
                                              "clat_ns": {"bins": {str(k): v for k, v in bins.items()}}}}]}
 
 
+def read_once(run_dir: Path, lab: str) -> dict:
+    """The page's map.json for a run directory, read once, the page then closed."""
+    live = LiveRun(run_dir, lab, 0)
+    try:
+        live.poll()
+        return live.data()
+    finally:
+        live.finish(linger_s=0)
+
+
 def test_reports_are_read_as_they_are_written_and_differenced(tmp_path):
     f = tmp_path / "x.status.json"
     r1 = json.dumps(report(1_795_000_001_000, {1000: 5, 2_000_000: 1}), indent=1)
@@ -55,12 +65,7 @@ def test_the_page_breaks_the_map_down_by_job(tmp_path):
     r2 = report(1_795_000_003_000, {1500: 30})
     r2["jobs"].append({"jobname": "slow", "read": {"clat_ns": {"bins": {"250000": 2}}}})
     status.write_text(json.dumps(r1) + "\n" + json.dumps(r2) + "\n")
-    live = LiveRun(tmp_path, "two", 0)
-    try:
-        live.poll()
-        d = live.data()
-    finally:
-        live.finish(linger_s=0)
+    d = read_once(tmp_path, "two")
     assert [b["label"] for b in d["by"]] == ["job a", "job slow"]
     assert d["totals"] == [12, 0, 20] and [b["totals"] for b in d["by"]] == [[10, 0, 20], [2, 0, 0]]
     for b in d["by"]:   # the whole map's rows and columns
@@ -149,12 +154,7 @@ def test_the_emulated_disks_logs_are_drawn_disk_by_disk_on_the_wall_clock(tmp_pa
 
 
 def test_a_run_that_lists_nothing_says_so(tmp_path):
-    live = LiveRun(tmp_path, "quiet", 0)
-    try:
-        live.poll()
-        d = live.data()
-    finally:
-        live.finish(linger_s=0)
+    d = read_once(tmp_path, "quiet")
     assert d["sources"] == 0 and d["columns"] == 0 and "by" not in d
 
 
@@ -181,8 +181,6 @@ def _get(url: str) -> bytes:
         return r.read()
 
 
-@pytest.mark.docker
-@pytest.mark.slow
 def _watched(lab: str) -> tuple[subprocess.Popen, list[str], str, int]:
     """`perflab run LAB --preset smoke --live` started: the process, what it said, the page's address
     and port (printed first, before the lab starts)."""
@@ -198,40 +196,58 @@ def _watched(lab: str) -> tuple[subprocess.Popen, list[str], str, int]:
     return p, said, url, int(url.rsplit(":", 1)[1].strip("/"))
 
 
-def test_a_watched_smoke_run_grows_in_a_browser_and_passes(docker_ok, artifacts):
+def _seen(url: str, ready: str, shot: Path | None = None) -> dict:
+    """What a browser sees of a run's page: the columns when `ready` holds and 4 s later, the phases
+    marked and the breakdowns' titles then (a screenshot to `shot`), and once the run has ended the
+    notebook's link, the state line, the last map.json and the notebook itself."""
     from support.browser import Chromium
 
-    p, said, url, port = _watched("heatmaps")
     with Chromium() as b:
         page = b.new_page()
         page.goto(url)
-        page.wait_for("Number(document.body.dataset.columns || 0) >= 2", timeout=240)
-        first = int(page.evaluate("Number(document.body.dataset.columns)"))
+        page.wait_for(ready, timeout=240)
+        seen = {"first": int(page.evaluate("Number(document.body.dataset.columns)"))}
         time.sleep(4)
-        later = int(page.evaluate("Number(document.body.dataset.columns)"))
-        phases = page.evaluate("(document.getElementById('map').layout.annotations || []).map(a => a.text)")
-        jobs = page.evaluate("[...document.querySelectorAll('.by-map')].map(e => e.layout.title.text)")
+        seen["later"] = int(page.evaluate("Number(document.body.dataset.columns)"))
+        seen["phases"] = page.evaluate("(document.getElementById('map').layout.annotations || []).map(a => a.text)")
+        seen["by"] = page.evaluate("[...document.querySelectorAll('.by-map')].map(e => e.layout.title.text)")
+        if shot is not None:
+            page.screenshot(shot)
         page.wait_for("document.body.dataset.ended === 'true'", timeout=300)
-        link = page.evaluate("document.getElementById('notebook').getAttribute('href')")
-        state = page.evaluate("document.getElementById('state').textContent")
-        events = json.loads(_get(url + "map.json"))["events"]
-        notebook = _get(url + "notebook.ipynb")
+        seen["link"] = page.evaluate("document.getElementById('notebook').getAttribute('href')")
+        seen["state"] = page.evaluate("document.getElementById('state').textContent")
+        seen["map"] = json.loads(_get(url + "map.json"))
+        seen["notebook"] = _get(url + "notebook.ipynb")
         assert not page.problems, page.problems
         assert all(r.startswith(url) or r.startswith("data:") for r in page.requests), page.requests
+    return seen
+
+
+def _passed(p: subprocess.Popen, said: list[str], artifacts) -> Path:
+    """The watched run's end: it exited 0 and every check passed; its run directory."""
     out, err = p.communicate(timeout=300)
     (artifacts / "run.txt").write_text("".join(said) + err + out)
     assert p.returncode == 0, err[-3000:]
-    assert later > first >= 2                   # it grew while the run went on
-    assert "fio" in phases                       # the phase, marked as it began
-    assert jobs == ["job cached", "job direct"]  # the chapter's breakdown: its two jobs
-    assert link == "/notebook.ipynb" and state.startswith("ended") and "notebook.ipynb" in state
     run_dir = Path(out.strip().splitlines()[-1])
-    assert json.loads(notebook)["cells"] and (run_dir / "notebook.ipynb").read_bytes() == notebook
     doc = json.loads((run_dir / "run.json").read_text())
     assert doc["status"] == "complete" and doc["checks"] and not [c for c in doc["checks"] if failed(c)]
+    return run_dir
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_a_watched_smoke_run_grows_in_a_browser_and_passes(docker_ok, artifacts):
+    p, said, url, port = _watched("heatmaps")
+    seen = _seen(url, "Number(document.body.dataset.columns || 0) >= 2")
+    run_dir = _passed(p, said, artifacts)
+    assert seen["later"] > seen["first"] >= 2        # it grew while the run went on
+    assert "fio" in seen["phases"]                    # the phase, marked as it began
+    assert seen["by"] == ["job cached", "job direct"]  # the chapter's breakdown: its two jobs
+    assert seen["link"] == "/notebook.ipynb" and seen["state"].startswith("ended") and "notebook.ipynb" in seen["state"]
+    assert json.loads(seen["notebook"])["cells"] and (run_dir / "notebook.ipynb").read_bytes() == seen["notebook"]
     result = json.loads((run_dir / "fio" / "two-bands.json").read_text())   # one report: fio's last
     total = sum(j[d]["total_ios"] for j in result["jobs"] for d in ("read", "write", "trim") if d in j)
-    assert events == total                      # the page counted every I/O fio reported
+    assert seen["map"]["events"] == total             # the page counted every I/O fio reported
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=2)
 
@@ -242,33 +258,17 @@ def test_a_watched_smoke_run_grows_in_a_browser_and_passes(docker_ok, artifacts)
 def test_a_watched_zfs_lab_draws_each_emulated_disk(docker_ok, artifacts):
     """Logzilla watched: fio's map grows with, under it, one map a pool disk from slowdisk's logs as
     they are flushed (the ZFS server's disks list their log directory); the run's checks pass."""
-    from support.browser import Chromium
+    from perflab.analysis.heatmap import from_lat_log
 
     p, said, url, port = _watched("logzilla")
-    with Chromium() as b:
-        page = b.new_page()
-        page.goto(url)
-        page.wait_for("document.querySelectorAll('.by-map').length >= 4", timeout=240)
-        first = int(page.evaluate("Number(document.body.dataset.columns)"))
-        time.sleep(4)
-        later = int(page.evaluate("Number(document.body.dataset.columns)"))
-        disks = page.evaluate("[...document.querySelectorAll('.by-map')].map(e => e.layout.title.text)")
-        page.screenshot(artifacts / "logzilla-live.png")
-        page.wait_for("document.body.dataset.ended === 'true'", timeout=300)
-        d = json.loads(_get(url + "map.json"))
-        assert not page.problems, page.problems
-    out, err = p.communicate(timeout=300)
-    (artifacts / "run.txt").write_text("".join(said) + err + out)
-    assert p.returncode == 0, err[-3000:]
-    assert later > first
-    assert disks == [f"disk d{i} (pool disks: service time)" for i in range(4)]
+    seen = _seen(url, "document.querySelectorAll('.by-map').length >= 4", artifacts / "logzilla-live.png")
+    run_dir = _passed(p, said, artifacts)
+    d = seen["map"]
+    assert seen["later"] > seen["first"]
+    assert seen["by"] == [f"disk d{i} (pool disks: service time)" for i in range(4)]
     assert d["source"] == "logzilla: fio's reports, once a second" and d["sources"] == 2
-    run_dir = Path(out.strip().splitlines()[-1])
-    doc = json.loads((run_dir / "run.json").read_text())
-    assert doc["status"] == "complete" and doc["checks"] and not [c for c in doc["checks"] if failed(c)]
     # each disk's map holds every I/O its finished log holds (the page read the last flush too)
-    from perflab.analysis.heatmap import from_lat_log
-    for k, b_ in enumerate(d["by"]):
-        assert sum(b_["totals"]) == from_lat_log([run_dir / "device" / f"d{k}.log"]).total
+    for k, b in enumerate(d["by"]):
+        assert sum(b["totals"]) == from_lat_log([run_dir / "device" / f"d{k}.log"]).total
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=2)
