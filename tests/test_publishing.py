@@ -91,7 +91,7 @@ def test_readme_feature_table_matches_the_labs_requires(manifest):
         if len(cells) == 2 and cells[0] not in ("feature", "---"):
             rows[cells[0]] = cells[1]
     feature_of = {"docker": "a Docker engine", "fuse": "FUSE", "zram": "zram", "loop": "loop devices",
-                  "root": "loop devices", "tc-tbf": "tc `tbf`"}
+                  "root": "loop devices", "tc-tbf": "tc `tbf`", "host-pids": "the kernel's process ids"}
     want: dict[str, set] = {}
     for name, lab in manifest.labs.items():
         for req in lab.requires:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from perflab.infra import images
 from perflab.infra import labels
+from perflab.infra.inside import kernel_pids
 from perflab.config.manifest import Manifest
 
 
@@ -39,8 +40,44 @@ def zram_usable() -> tuple[bool, str]:
         return False, "no zram in this kernel"
     if not os.access("/sys/class/zram-control/hot_remove", os.W_OK):
         return False, ("zram is in this kernel but /sys is read-only here (a container without --privileged: "
-                       "scripts/lab-host gives the host's /sys)")
+                       "scripts/lab-host gives the zram part of the host's /sys)")
     return True, "zram available (/sys/class/zram-control)"
+
+
+def _fuse() -> tuple[bool, str]:
+    ok = Path("/dev/fuse").exists()
+    return ok, "/dev/fuse present" if ok else "/dev/fuse missing"
+
+
+def _loop() -> tuple[bool, str]:
+    ok = Path("/dev/loop-control").exists()
+    return ok, "/dev/loop-control present" if ok else "no loop devices"
+
+
+def _tbf() -> tuple[bool, str]:
+    # tried on the loopback of a network namespace of its own (gone when tc exits): the machine's
+    # interfaces, and a lab that may be shaping them, are never touched
+    ok = _cmd(["unshare", "--net", "tc", "qdisc", "add", "dev", "lo", "root", "handle", "1:", "tbf",
+               "rate", "1gbit", "burst", "64kb", "latency", "50ms"])[0] == 0
+    return ok, "tc tbf works" if ok else "tc tbf not available (or not root)"
+
+
+def _root() -> tuple[bool, str]:
+    ok = os.geteuid() == 0
+    return ok, "running as root" if ok else "not root: labs that make devices need root"
+
+
+def _host_pids() -> tuple[bool, str]:
+    ok = kernel_pids()
+    return ok, ("process ids as the kernel numbers them (what a tracer's pid is)" if ok else
+                "perflab runs in a PID namespace of its own (a container without --pid=host): a tracer that "
+                "filters on a lab's process id would see none of it (scripts/lab-host gives the host's)")
+
+
+#: The requirements a lab can name in book.toml that are probed on the spot (docker is asked apart):
+#: `perflab run` refuses a lab whose requirement fails here before it creates anything.
+REQUIREMENTS = {"fuse": _fuse, "loop": _loop, "zram": zram_usable, "tc-tbf": _tbf, "root": _root,
+                "host-pids": _host_pids}
 
 
 def probes() -> dict[str, Probe]:
@@ -57,21 +94,17 @@ def probes() -> dict[str, Probe]:
         add("docker", True, f"engine {v.get('Version')}, {client.info().get('Driver')} storage")
     rc, txt = _cmd(["fio", "--version"])
     add("fio", rc == 0, txt if rc == 0 else "fio not installed on the host (labs run it in containers)")
-    add("fuse", Path("/dev/fuse").exists(), "/dev/fuse present" if Path("/dev/fuse").exists() else "/dev/fuse missing")
+    add("fuse", *_fuse())
     zf = shutil.which("zfs-fuse")
     add("zfs-fuse", zf is not None, zf or "zfs-fuse not installed on the host (the ZFS image installs it)")
-    add("loop", Path("/dev/loop-control").exists(), "/dev/loop-control present" if Path("/dev/loop-control").exists()
-        else "no loop devices")
+    add("loop", *_loop())
     add("zram", *zram_usable())
-    # tbf is tried on the loopback of a network namespace of its own (gone when tc exits): the
-    # machine's interfaces, and a lab that may be shaping them, are never touched.
-    rc_tbf = _cmd(["unshare", "--net", "tc", "qdisc", "add", "dev", "lo", "root", "handle", "1:", "tbf",
-                   "rate", "1gbit", "burst", "64kb", "latency", "50ms"])[0]
-    add("tc-tbf", rc_tbf == 0, "tc tbf works" if rc_tbf == 0 else "tc tbf not available (or not root)")
+    add("tc-tbf", *_tbf())
     add("netem", _cmd(["modprobe", "-n", "sch_netem"])[0] == 0, "sch_netem module" if
         _cmd(["modprobe", "-n", "sch_netem"])[0] == 0 else "no netem in this kernel (labs shape with tbf/htb)")
     tr = Path("/sys/kernel/tracing/events").exists() or Path("/sys/kernel/debug/tracing/events").exists()
     add("tracefs", tr, "tracefs mounted" if tr else "tracefs not mounted (mount -t tracefs nodev /sys/kernel/tracing)")
+    add("host-pids", *_host_pids())
     rc, txt = _cmd(["perf", "stat", "-e", "instructions", "true"])
     hw = rc == 0 and "not supported" not in txt and "<not counted>" not in txt
     add("hw-counters", hw, "perf stat counts instructions" if hw else
@@ -84,7 +117,7 @@ def probes() -> dict[str, Probe]:
     add("log-scanner", HAVE_SCANNER, "perflab's compiled scanner reads fio's logs" if HAVE_SCANNER else
         "perflab was installed without its compiled log scanner (no C compiler or Python headers then): "
         "heat maps of per-I/O logs are read with pyarrow, slower (benchmarks/RESULTS.md measures both)")
-    add("root", os.geteuid() == 0, "running as root" if os.geteuid() == 0 else "not root: labs that make devices need root")
+    add("root", *_root())
     return out
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from perflab.infra.containers import exec_sh, wait_for_file, wait_until
 
-__all__ = ["Background", "read_pidfile", "host_pid", "stop_pid"]
+__all__ = ["Background", "read_pidfile", "host_pid", "kernel_pids", "stop_pid"]
 
 
 class Background:
@@ -33,6 +33,15 @@ def read_pidfile(c, pidfile: str, timeout: float = 10.0) -> int:
     """The process id (in the container's namespace) written to `pidfile`, once it exists."""
     wait_for_file(c, pidfile, timeout, f"{pidfile} in {c.name}")
     return int(exec_sh(c, ["cat", pidfile], timeout=30)[1].strip())
+
+
+def kernel_pids() -> bool:
+    """Does this process see process ids as the kernel numbers them (the initial PID namespace), as a
+    tracer's pid is? Only there are the kernel's threads visible: kthreadd is pid 2."""
+    try:
+        return Path("/proc/2/comm").read_text().strip() == "kthreadd"
+    except OSError:
+        return False
 
 
 def host_pid(c, ns_pid: int) -> int | None:

@@ -52,12 +52,11 @@ def validate(m: Manifest, lab: Lab, preset: str, overrides: list[str]) -> dict:
 def check_requirements(m: Manifest, lab: Lab) -> None:
     if "docker" in lab.requires and labels.docker_client() is None:
         raise Refused(f"lab {lab.name} needs a Docker engine: {labels.no_engine_reason()}")
-    if "zram" in lab.requires:   # refused before a device is made that could not be sized or removed
-        from perflab.infra.doctor import zram_usable
+    from perflab.infra.doctor import REQUIREMENTS   # each probed on the spot, before anything is made
 
-        ok, why = zram_usable()
-        if not ok:
-            raise Refused(f"lab {lab.name} needs zram: {why}")
+    missing = [f"{r}: {why}" for r in lab.requires if r in REQUIREMENTS for ok, why in [REQUIREMENTS[r]()] if not ok]
+    if missing:
+        raise Refused(f"lab {lab.name} needs what this machine lacks: {'; '.join(missing)}")
 
 
 def notebook_input(m: Manifest, lab: Lab, run_dir: Path, source: Path | None = None) -> Path:

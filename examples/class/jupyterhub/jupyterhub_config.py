@@ -16,8 +16,11 @@ c.DockerSpawner.cmd = ["/work/.venv/bin/jupyterhub-singleuser"]
 c.DockerSpawner.notebook_dir = "/work"
 c.DockerSpawner.default_url = "/lab"
 # The inner engine needs a privileged container (scripts/lab-host's fallback rights, where the hub's
-# engine refuses --privileged, go in extra_host_config the same way: cap_add, security_opt, devices).
-c.DockerSpawner.extra_host_config = {"privileged": True}
+# engine refuses --privileged, go in extra_host_config the same way: cap_add, security_opt, devices,
+# and binds of the zram part of /sys, /sys/fs/cgroup and /dev), sharing the host's process IDs as
+# scripts/lab-host does (nfs-layers' tracer filters on a pid as the kernel numbers it).
+c.DockerSpawner.extra_host_config = {"privileged": True, "pid_mode": "host"}
+c.DockerSpawner.environment = {"TINI_SUBREAPER": "1"}   # tini is not PID 1 in the host's PID namespace
 c.DockerSpawner.volumes = {
     "perflab-{username}-docker": "/var/lib/docker",   # the inner engine's images: built once per student
     "perflab-{username}-runs": "/work/data/runs",     # the student's run directories, kept between sessions
