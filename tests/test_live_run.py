@@ -248,6 +248,18 @@ def test_a_watched_smoke_run_grows_in_a_browser_and_passes(docker_ok, artifacts)
     result = json.loads((run_dir / "fio" / "two-bands.json").read_text())   # one report: fio's last
     total = sum(j[d]["total_ios"] for j in result["jobs"] for d in ("read", "write", "trim") if d in j)
     assert seen["map"]["events"] == total             # the page counted every I/O fio reported
+    # the page's last map against the notebook's (the same run's latency logs, as the chapter reads them):
+    # per job, the same I/Os in the same latency buckets (the columns differ: fio's reports and its logs
+    # are stamped at different moments of a second)
+    from perflab.analysis.heatmap import from_hist_log, from_lat_log
+
+    lo, hi = seen["map"]["rows"]
+    for job, by in zip(("cached", "direct"), seen["map"]["by"]):
+        hist = sorted((run_dir / "fio").glob(f"{job}_clat_hist.*.log*"))
+        nb = from_hist_log(hist) if hist else from_lat_log(sorted((run_dir / "fio").glob(f"{job}_clat.*.log*")))
+        rows = nb.counts.sum(axis=0)
+        assert rows[:lo].sum() == rows[hi:].sum() == nb.overflow.sum() == 0, job
+        assert np.array(by["z"]).sum(axis=1).tolist() == rows[lo:hi].tolist(), job
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=2)
 
