@@ -202,7 +202,9 @@ def test_the_dev_container_runs_a_lab_and_opens_a_chapter(lab_host, tmp_path, ar
     config = jsonc(ROOT / ".devcontainer" / "devcontainer.json")
     rights = sh(str(ROOT / "scripts" / "lab-host"), "--rights", cwd=ROOT).stdout.splitlines()
     assert rights, "scripts/lab-host --rights printed nothing"
-    assert config["runArgs"] == ["--privileged"] and config["image"] == IMAGE
+    # privileged, with the host's process ids as scripts/lab-host gives them (nfs-layers' tracer)
+    assert config["runArgs"] == ["--privileged", "--pid=host", "-e", "TINI_SUBREAPER=1"] and config["image"] == IMAGE
+    assert {"--pid=host", "TINI_SUBREAPER=1"} <= set(rights)
     override = {**config, "runArgs": rights,
                 "mounts": [f"source={DC_VOLUME},target=/var/lib/docker,type=volume",
                            f"source={run.images},target=/images,type=bind,readonly"]}
