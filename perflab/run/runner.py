@@ -54,7 +54,11 @@ def check_requirements(m: Manifest, lab: Lab) -> None:
         raise Refused(f"lab {lab.name} needs a Docker engine: {labels.no_engine_reason()}")
     from perflab.infra.doctor import REQUIREMENTS   # each probed on the spot, before anything is made
 
-    missing = [f"{r}: {why}" for r in lab.requires if r in REQUIREMENTS for ok, why in [REQUIREMENTS[r]()] if not ok]
+    missing = []
+    for r in lab.requires:
+        ok, why = REQUIREMENTS[r]() if r in REQUIREMENTS else (True, "")
+        if not ok:
+            missing.append(f"{r}: {why}")
     if missing:
         raise Refused(f"lab {lab.name} needs what this machine lacks: {'; '.join(missing)}")
 

@@ -63,8 +63,7 @@ _WHERE = {
     "render": "command",
 }
 
-__all__ = ["Buckets", "HeatMap", "from_lat_log", "from_hist_log", "from_trace", "from_events", "figure", "render",
-           "merge", "bucket_labels", "OFFSET_ROWS", "detect_log_kind", "LINEAR_MAX_BUCKETS", "MAX_MAP_BYTES"]
+__all__ = list(_WHERE)
 
 
 def __getattr__(name: str):
