@@ -1,13 +1,14 @@
-"""What watching a run costs it: the heatmaps lab's smoke preset run without and with `--live`
-(fio's reports once a second, json+ with its latency bins, read by the page's server in the
-perflab process), interleaved (off, on, on, off, ...), and the lab's own results side by side
+"""What watching a run costs it: a lab's smoke preset run without and with `--live` (fio's reports
+once a second, json+ with its latency bins, and for a ZFS lab the emulated disks' per-I/O logs,
+read by the page's server in the perflab process), interleaved (off, on, on, off, ...), and the lab's own results side by side
 (prints figures; not a test).
 
     .venv/bin/python benchmarks/bench_live.py [--rounds 2] [--lab heatmaps]
 
 For each metric: the median over the runs without and with the page, and their ratio (with / without).
 The heatmaps lab's reads are rate-limited (its IOPS are set, not measured), so its latencies and
-its calibration (the O_DIRECT reads' IOPS at queue depth 1) are what could move. The runs' directories
+its calibration (the O_DIRECT reads' IOPS at queue depth 1) are what could move; logzilla's
+synchronous writes are not, so its IOPS before and after the log device could move too. The runs' directories
 are removed afterwards. No browser is attached: the page's server still reads every report.
 """
 from __future__ import annotations
@@ -22,7 +23,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 METRICS = {"heatmaps": ["cached_p50_us", "direct_p50_us", "p99_all_us", "cached_mean_us", "direct_mean_us",
-                        "direct_qd1_max_iops", "ios"]}
+                        "direct_qd1_max_iops", "ios"],
+           # ZFS on emulated disks (zfs-fuse; the slow disks' per-I/O logs feed the page's by-disk maps)
+           "logzilla": ["iops_before", "iops_after", "iops_ratio", "p50_before_us", "p50_after_us",
+                        "p99_before_us", "p99_after_us", "log_write_ops_per_s_after"]}
 
 
 def one(lab: str, live: bool) -> dict:
@@ -48,6 +52,9 @@ def main() -> int:
         print(f"run {i}/{len(order)}: {'with' if live else 'without'} --live", file=sys.stderr)
     print(f"{a.lab} smoke, {a.rounds} runs each, interleaved; median without | with | with / without")
     for k in METRICS[a.lab] + ["duration_s"]:
+        if any(r.get(k) is None for r in runs[False] + runs[True]):
+            print(f"  {k:<22} (not recorded by every run)")
+            continue
         off = statistics.median(r[k] for r in runs[False])
         on = statistics.median(r[k] for r in runs[True])
         print(f"  {k:<22} {off:>12,.2f} | {on:>12,.2f} | {on / off:6.3f}")

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from perflab.config.suites import SUITES
+from perflab.config.values import port_refusal
 from perflab.errors import EXIT_FAILED, Refused
 
 SUITE_HELP = (f"the Debian release the lab images are built on: {SUITES[0]} (the default; every reference "
@@ -212,8 +213,8 @@ def _heatmap_follow(args) -> int:
         raise Refused(f"--follow reads one file as it grows, not {len(args.logs)}: {' '.join(args.logs)}")
     if args.idle is not None and not args.idle > 0:
         raise Refused(f"--idle {args.idle:g}: seconds without growth before the end, more than 0")
-    if not 0 <= args.port <= 65535:
-        raise Refused(f"--port {args.port}: a TCP port, 0 (any free one) to 65535")
+    if why := port_refusal(args.port):
+        raise Refused(why)
     path = Path(args.logs[0])
     if path.exists() and not path.is_file():
         raise Refused(f"{path}: not a file")

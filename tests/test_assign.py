@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, perflab_cmd
+from support import mystery
 from perflab.teaching import assign, grade
 from perflab.teaching import sealing, spec as specs, student, variant as variants
 from perflab.run import session
@@ -470,16 +471,8 @@ def test_live_bad_cable_variant_assign_run_grade(docker_ok, artifacts, tmp_path)
     nb_text = (run_dir / "notebook.ipynb").read_text()
     assert not re.search(rf"bad_client\W{{0,6}}{k}\b", nb_text + (run_dir / "timeline.json").read_text())
     # answer from the evidence the student sees: the notebook's per-client table (its text output)
-    nb = json.loads(nb_text)
-    table = next(o["data"]["text/plain"] for c in nb["cells"] for o in c.get("outputs", [])
-                 if "NFS reads/s" in "".join(o.get("data", {}).get("text/plain", "")))
-    rows = [ln.split() for ln in "".join(table).splitlines()[1:] if ln.startswith("client")]
-    reads = {int(x[0].removeprefix("client")): float(x[1]) for x in rows}
-    mbit = {int(x[0].removeprefix("client")): float(x[2]) for x in rows}
-    bad = min(reads, key=reads.get)
-    others = sorted(v for j, v in mbit.items() if j != bad)
-    answers = {"bad_client": bad, "bad_client_reads_s": reads[bad], "bad_client_mbit_s": mbit[bad],
-               "bad_link_fraction": round(mbit[bad] / others[len(others) // 2], 2)}
+    answers = mystery.bad_cable_answers(json.loads(nb_text))
+    bad = answers["bad_client"]
     (run_dir / "answers.json").write_text(json.dumps({"student": "s01", **answers}))
     rep = grade.grade(key, grade.load_submission(run_dir), "s01")
     (artifacts / "grade.txt").write_text(grade.text(rep))

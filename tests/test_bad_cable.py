@@ -363,3 +363,23 @@ def test_hosts_file_drives_fio_servers_in_network_namespaces(docker_ok, artifact
         net.remove()
     left = ip("ip", "netns", "list").stdout + ip("ip", "-o", "link").stdout + ip("tc", "qdisc", "show").stdout
     assert not [n for n, h in names if n in left or h in left], left
+
+
+def test_a_client_that_read_nothing_fails_the_run_with_what_the_driver_said(lab, tmp_path):
+    """Seen on a hub (two lab-host containers, one lab at a time): client 4's NFS mount was refused
+    (NFS4ERR_CLID_INUSE), the driver still exited 0, and the run showed client 4 as the slowest, which a
+    mystery run's student would have named as the bad client. Such a run now fails, naming the client."""
+    from perflab.infra.containers import ContainerFailed
+
+    exp = __import__(lab.__name__ + ".experiment", fromlist=["_every_client_read"])
+    clients = {str(j): {"host": f"client{j}", "fio_host": f"172.19.0.{j + 2}"} for j in (1, 2)}
+    rows = [{"jobname": "read", "hostname": "172.19.0.3", "error": 0, "read": {"io_bytes": 4096}},
+            {"jobname": "read", "hostname": "172.19.0.4", "error": 0, "read": {"io_bytes": 0}}]
+    (tmp_path / "clients.json").write_text(json.dumps({"fio version": "fio-3.33", "client_stats": rows}))
+    said = ("<client2> nfs: Failed to mount nfs://server/export?version=4 with code -34: mount_cb: NFS4: "
+            "SETCLIENTID (path /export) failed with NFS4ERR_CLID_INUSE(-5)\n<client1> ok\n")
+    with pytest.raises(ContainerFailed, match=r"client 2 \(172.19.0.4\) read nothing: <client2> nfs: Failed to mount"):
+        exp._every_client_read(tmp_path, clients, said)
+    rows[1]["read"]["io_bytes"] = 8192
+    (tmp_path / "clients.json").write_text(json.dumps({"fio version": "fio-3.33", "client_stats": rows}))
+    exp._every_client_read(tmp_path, clients, said)   # every client read: nothing said

@@ -20,7 +20,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from perflab.infra import labels, lock
+from support import hoststate
+from support.hoststate import differences
+from perflab.infra import lock
 from perflab.analysis.checks import failed
 
 SUITE = "trixie"
@@ -36,21 +38,7 @@ def sh(*cmd, timeout=120, **kw):
 
 
 def outer_state() -> dict:
-    """What a lab could leave on this machine, as sets (the test's own inner-engine volume aside)."""
-    c = labels.docker_client()
-    zram = sorted(p.name for p in Path("/sys/block").glob("zram*"))
-    return {"containers": {x.id for x in c.containers.list(all=True)},
-            "networks": {n.id for n in c.networks.list()},
-            "volumes": {v.name for v in c.volumes.list()} - {VOLUME},
-            "loop devices": set(sh("losetup", "-a").stdout.splitlines()),
-            "zram devices": set(zram),
-            "mounts": {ln.split()[1] for ln in open("/proc/self/mounts")},
-            "qdiscs": set(sh("tc", "qdisc", "show").stdout.splitlines())}
-
-
-def differences(before: dict, after: dict) -> dict:
-    return {k: {"new": sorted(after[k] - before[k])[:5], "gone": sorted(before[k] - after[k])[:5]}
-            for k in before if after[k] != before[k]}
+    return hoststate.outer_state(keep_volumes={VOLUME})
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +90,7 @@ def test_doctor_inside_names_every_lab_ready_or_why_not(lab_host, manifest, doct
     lines, text = doctor_inside
     (artifacts / "doctor.txt").write_text(text)
     for lab in manifest.labs:
-        assert lab in lines, f"doctor says nothing of {lab}:\n{r.stdout}"
+        assert lab in lines, f"doctor says nothing of {lab}:\n{text}"
         state, said = lines[lab].split("]", 1)[0].strip() + "]", lines[lab].split(":", 1)[1].strip()
         assert state in ("[ok]", "[no]") and said, lines[lab]          # ready, or what stands in the way
         assert state == "[ok]" or len(said) > 10, lines[lab]

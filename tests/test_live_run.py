@@ -153,6 +153,80 @@ def test_the_emulated_disks_logs_are_drawn_disk_by_disk_on_the_wall_clock(tmp_pa
         assert np.array_equal(exp.sum(axis=0), whole.counts.sum(axis=0)[lo:hi])   # the same latency rows
 
 
+def test_counters_are_drawn_as_each_keys_rate_on_the_run_s_clock(tmp_path):
+    """A file of cumulative counters sampled once a second (the NFS server's per-client counters,
+    listed by bad-cable as it starts its sampler): each key's rate between its samples, renamed and
+    scaled as listed, on an axis from the first sample when no fio report is drawn; a counter that
+    went down (statistics switched off and on) starts again; half a line waits for the next poll;
+    the phase running when the axis starts is marked at 0."""
+    from perflab.fio import live as fio_live
+    import os
+
+    ops, lst = tmp_path / "ops.log", tmp_path / "live.jsonl"
+    (tmp_path / "progress.jsonl").write_text("".join(json.dumps({"t": t, "event": "start", "phase": ph}) + "\n"
+                                                     for t, ph in ((99.0, "prepare"), (100.5, "bad cable"), (103.5, "off"))))
+    os.environ[fio_live.LIVE_ENV] = str(lst)
+    try:
+        assert fio_live.announce("counters", "reads by client", path=ops, column=1, scale=2, unit="r/s",
+                                 names=json.dumps({"::ffff:10.0.0.2": "client1"}))
+    finally:
+        del os.environ[fio_live.LIVE_ENV]
+    lines = [(100.0, "::ffff:10.0.0.2", 0, 0), (100.0, "::ffff:10.0.0.3", 0, 0),
+             (101.0, "::ffff:10.0.0.2", 9, 100), (101.0, "::ffff:10.0.0.3", 9, 40),
+             (102.0, "::ffff:10.0.0.2", 9, 300), (102.0, "::ffff:10.0.0.3", 9, 80),
+             (104.0, "::ffff:10.0.0.2", 9, 10)]   # switched off and on: from 10 again
+    text = "".join(f"{t} {k} {a} {b} 0 0 0\n" for t, k, a, b in lines)
+    ops.write_text(text[:-9])                   # the last line half written
+    live = LiveRun(tmp_path, "cable", 0)
+    try:
+        live.poll()
+        d = live.data()
+        assert d["samples"] == 4 and d["columns"] == 0 and d["sources"] == 1
+        with open(ops, "a") as fh:
+            fh.write(text[-9:] + "105.0 ::ffff:10.0.0.2 9 30 0 0 0\n")
+        live.poll()
+        d = live.data()
+    finally:
+        live.finish(linger_s=0)
+    assert d["source"] == "cable: reads by client"
+    [panel] = d["counters"]
+    assert panel["label"] == "reads by client" and panel["unit"] == "r/s"
+    assert panel["series"] == [{"name": "::ffff:10.0.0.3", "x": [1.0, 2.0], "y": [80.0, 80.0]},
+                               {"name": "client1", "x": [1.0, 2.0, 5.0], "y": [200.0, 400.0, 40.0]}]
+    assert d["phases"] == [{"name": "prepare", "t_s": 0.0}, {"name": "bad cable", "t_s": 0.5},
+                           {"name": "off", "t_s": 3.5}]
+
+
+def test_a_servers_requests_are_counted_each_second_by_file_and_clients_files_share_a_panel(tmp_path):
+    """A server's log of requests (elinks' SFTP server), its lines matched by a pattern and counted
+    each second by file, the files with the most requests drawn, zero in the seconds a file had
+    none; two clients' own counter files (no key column) listed with one label, one panel."""
+    from perflab.fio import live as fio_live
+    import os
+
+    lst, log = tmp_path / "live.jsonl", tmp_path / "sftp.log"
+    os.environ[fio_live.LIVE_ENV] = str(lst)
+    try:
+        fio_live.announce("events", "requests by file", path=log, pattern=r'sftp\[\d+\]: [a-z]+(?: name| old)? "(?P<key>[^"]+)"',
+                          unit="requests/s")
+        for j in (1, 2):
+            fio_live.announce("counters", "bytes by desktop", path=tmp_path / f"net{j}.log", key=f"desk{j}")
+    finally:
+        del os.environ[fio_live.LIVE_ENV]
+    log.write_text('100.2 <38> sftp[7]: open "/h/a" flags READ\n100.7 <38> sftp[7]: open "/h/a" flags READ\n'
+                   '100.9 <38> sshd[3]: session opened\n101.1 <38> sftp[8]: lstat name "/h/b"\n'
+                   '102.5 <38> sftp[7]: open "/h/a" flags READ\n')
+    for j, (a, b) in {1: (10, 30), 2: (0, 500)}.items():
+        (tmp_path / f"net{j}.log").write_text(f"100.0 {a} 0 0 0\n101.0 {b} 0 0 0\n")
+    d = read_once(tmp_path, "desks")
+    files, net = d["counters"]
+    assert files["series"] == [{"name": "/h/a", "x": [1.0, 2.0, 3.0], "y": [2.0, 0.0, 1.0]},
+                               {"name": "/h/b", "x": [1.0, 2.0, 3.0], "y": [0.0, 1.0, 0.0]}]
+    assert net["label"] == "bytes by desktop" and net["series"] == [
+        {"name": "desk1", "x": [1.0], "y": [20.0]}, {"name": "desk2", "x": [1.0], "y": [500.0]}]
+    assert d["samples"] == 4 + 2 and d["sources"] == 3
+
+
 def test_a_run_that_lists_nothing_says_so(tmp_path):
     d = read_once(tmp_path, "quiet")
     assert d["sources"] == 0 and d["columns"] == 0 and "by" not in d
@@ -284,3 +358,79 @@ def test_a_watched_zfs_lab_draws_each_emulated_disk(docker_ok, artifacts):
         assert sum(b["totals"]) == from_lat_log([run_dir / "device" / f"d{k}.log"]).total
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=2)
+
+
+def _watched_counters(lab: str, panels: int, artifacts) -> tuple[dict, dict, Path]:
+    """A lab whose page draws counters and no latency map, watched in Chromium: what the page showed
+    while the run went (samples then and 4 s later, the panels' titles, whether the map was hidden),
+    the last map.json, and the run directory (its checks passed; nothing listens afterwards)."""
+    from support.browser import Chromium
+
+    p, said, url, port = _watched(lab)
+    with Chromium() as b:
+        page = b.new_page()
+        page.goto(url)
+        page.wait_for(f"document.querySelectorAll('.counter').length >= {panels} "
+                      "&& Number(document.body.dataset.samples) > 8", timeout=240)
+        seen = {"first": int(page.evaluate("Number(document.body.dataset.samples)"))}
+        time.sleep(4)
+        seen["later"] = int(page.evaluate("Number(document.body.dataset.samples)"))
+        seen["titles"] = page.evaluate("[...document.querySelectorAll('.counter')].map(e => e.layout.title.text)")
+        seen["map shown"] = page.evaluate("getComputedStyle(document.getElementById('map')).display") != "none"
+        page.screenshot(artifacts / f"{lab}-live.png")
+        page.wait_for("document.body.dataset.ended === 'true'", timeout=400)
+        final = json.loads(_get(url + "map.json"))
+        assert not page.problems, page.problems
+    run_dir = _passed(p, said, artifacts)
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=2)
+    assert seen["later"] > seen["first"] and not seen["map shown"]   # it grew; no map where fio reports none
+    return seen, final, run_dir
+
+
+def _means(panel: dict, lo: float, hi: float) -> dict[str, float]:
+    """Each line's mean over the seconds ending in (lo, hi]."""
+    return {s["name"]: float(np.mean([y for x, y in zip(s["x"], s["y"]) if lo < x <= hi])) for s in panel["series"]}
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+@pytest.mark.long
+def test_a_watched_bad_cable_run_draws_each_client_from_the_servers_counters(docker_ok, artifacts):
+    """bad-cable watched (its fio runs as a client/server driver that reports only at the end): the
+    page draws the NFS server's per-client read counters and the links' byte counters as lines, one a
+    client, growing while the run goes, each phase marked; in the bad-cable phase the client the page
+    shows lowest is the one the run's analysis names, at the rates it measured."""
+    seen, final, run_dir = _watched_counters("bad-cable", 2, artifacts)
+    assert seen["titles"] == ["NFS reads per second, by client (the server's counters)",
+                              "Mbit/s sent to each client (its link's counters)"]
+    doc = json.loads((run_dir / "run.json").read_text())
+    k, m = doc["params"]["bad_client"], doc["metrics"]
+    starts = {ph["name"]: ph["t_s"] for ph in final["phases"]}
+    for panel, measured in zip(final["counters"], (m["outlier_ops_s"], m["outlier_mbit_s"])):
+        mean = _means(panel, starts["bad cable"] + 5, starts["replaced"])   # the phase, past its first seconds
+        assert min(mean, key=mean.get) == f"client{k}" == f"client{m['detected_outlier']}", (panel["label"], mean)
+        assert 0.85 < mean[f"client{k}"] / measured < 1.15, (panel["label"], mean, measured)
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+@pytest.mark.long
+def test_a_watched_elinks_run_draws_the_servers_requests_by_file(docker_ok, artifacts):
+    """elinks watched (it runs no fio): the SFTP server's requests per second by file, from its log as
+    it is written, and each desktop's received KiB/s; while the buggy program runs, the file with
+    the most requests is the one the run's analysis names, at the rate it measured, and the desktop
+    receiving the most is the buggy one; once it is fixed, that file's requests stop."""
+    seen, final, run_dir = _watched_counters("elinks", 2, artifacts)
+    assert seen["titles"] == ["SFTP requests per second, by file (the server's log)",
+                              "KiB/s each desktop received (its interface's counters)"]
+    m = json.loads((run_dir / "run.json").read_text())["metrics"]
+    starts = {ph["name"]: ph["t_s"] for ph in final["phases"]}
+    files, net = final["counters"]
+    buggy = _means(files, starts["buggy"] + 3, starts["fixed"])
+    assert max(buggy, key=buggy.get) == m["detected_file"], buggy
+    assert 0.85 < buggy[m["detected_file"]] / m["detected_rate"] < 1.15, (buggy, m["detected_rate"])
+    fixed = _means(files, starts["fixed"] + 3, starts["collect"])
+    assert fixed[m["detected_file"]] < 0.1 * buggy[m["detected_file"]], fixed
+    rx = _means(net, starts["buggy"] + 3, starts["fixed"])
+    assert max(rx, key=rx.get) == f"desk{m['detected_client']}", rx

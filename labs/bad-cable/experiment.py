@@ -4,6 +4,7 @@ The links and their sampler are perflab.infra.links'."""
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import time
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from perflab.fio import jobs as fio, clients as fioclients
+from perflab.fio.live import announce
 from perflab.infra.containers import ContainerFailed, Topology, exec_sh, wait_for_file, wait_until
 from perflab.infra.links import LinkFailed, LinkSampler, ServerLinks, VethLinks, iface_with
 
@@ -86,6 +88,19 @@ def _collection(srv, on: bool, ips: list[str]) -> None:
             raise ContainerFailed(f"disabling the server's statistics failed: {out}")
 
 
+def _every_client_read(fdir: Path, clients: dict, said: str) -> None:
+    """The driver exits 0 when a client's job never started (fio's NFS engine failing to mount, as
+    libnfs does when two clients present the same NFSv4 client name): a client that read nothing
+    fails the run, with what the driver said of it, rather than showing as the slowest client."""
+    by_host = fioclients.read_results(fdir / "clients.json")
+    for j, c in sorted(clients.items(), key=lambda x: int(x[0])):
+        rows = by_host.get(c["fio_host"], [])
+        if not sum(int((r.get("read") or {}).get("io_bytes", 0)) for r in rows):
+            lines = [ln for ln in said.splitlines() if ln.startswith(f"<{c['host']}>") or ln.startswith(f"<{c['fio_host']}>")]
+            raise ContainerFailed(f"client {j} ({c['fio_host']}) read nothing: " + ("; ".join(lines[:3]) or
+                                  "the driver said nothing of it") + ". Run the lab again; if it recurs, say so in an issue")
+
+
 def job_for(s, server: str) -> fio.JobFile:
     """The one job every client runs (fio client/server mode sends the same job file to all)."""
     p = s.params
@@ -148,7 +163,7 @@ def run(s) -> None:
                     links = VethLinks(s.ledger, shaping)
                     clients = {}
                     for j in range(1, n + 1):
-                        clients[j] = topo.container(tags["nfsfio"], f"client{j}", fioclients.server_command(4 * j),
+                        clients[j] = topo.container(tags["nfsfio"], f"client{j}", fioclients.server_command(64 * j),
                                                     network=net, hostname=f"client{j}", cap_drop=["ALL"])
                     for j, c in clients.items():
                         ips[j] = _ip(c, net.name)
@@ -177,6 +192,11 @@ def run(s) -> None:
                 _collection(srv, True, stat_ips)
                 sampler = LinkSampler(links, ndir / "links.log")
                 sampler.start()
+                # a watched run's page: the server's per-client counters and the links', once a second
+                announce("counters", "NFS reads per second, by client (the server's counters)", path=sdir / "ops.log",
+                         column=0, unit="reads/s", names=json.dumps({f"::ffff:{ips[j]}": f"client{j}" for j in ips}))
+                announce("counters", "Mbit/s sent to each client (its link's counters)", path=ndir / "links.log",
+                         column=0, scale=8e-6, unit="Mbit/s", names=json.dumps({str(j): f"client{j}" for j in ips}))
                 sampler.check()
 
             with s.phase("bad cable"):
@@ -223,6 +243,7 @@ def run(s) -> None:
                 if code:
                     raise ContainerFailed(f"the fio driver (fio --client) exited with {code}:\n"
                                           + driver.logs(tail=20).decode(errors="replace"))
+                _every_client_read(fdir, tl["clients"], driver.logs().decode(errors="replace"))
                 tl["fio_ended"] = time.time()
                 save()
                 sampler.stop()      # raises the sampler's error, if it had one: links.log would end early

@@ -5,13 +5,14 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from perflab.fio.live import announce
 from perflab.infra.containers import Topology, exec_sh, wait_for_file
 from perflab.infra.inside import Background, host_pid, read_pidfile, stop_pid
 from perflab.infra.tracers import Bpftrace
 from perflab.run.record import write_text_atomic
 
 from .analysis import SETTLE_S, load, summary
-from .parsing import FORMHIST, bpftrace_status, openat_trace
+from .parsing import FORMHIST, REQUEST_PATTERN, bpftrace_status, openat_trace
 
 HERE = Path(__file__).resolve().parent
 # sshd: switch to the user (SETUID, SETGID), privilege separation (SYS_CHROOT), port 22
@@ -73,8 +74,13 @@ def run(s) -> None:
                 tl["clients"][str(j)] = {"host": f"desk{j}", "user": f"desk{j}",
                                          "ip": c.attrs["NetworkSettings"]["Networks"][net.name]["IPAddress"]}
             save()
+            # a watched run's page: the server's requests by file, and each desktop's interface counters
+            announce("events", "SFTP requests per second, by file (the server's log)", path=server_dir / "sftp.log",
+                     pattern=r'(?:internal-sftp|sftp-server)\[\d+\]: ' + REQUEST_PATTERN, unit="requests/s")
             for j, c in desks.items():
                 Background(c, ["nicsample", "eth0", "/trace/net.log"])
+                announce("counters", "KiB/s each desktop received (its interface's counters)",
+                         path=cdirs[j] / "net.log", key=f"desk{j}", scale=1 / 1024, unit="KiB/s")
                 if j != k:
                     Background(c, ["desktop-work", f"{work:g}"])
             desk = desks[k]

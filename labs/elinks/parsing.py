@@ -17,7 +17,9 @@ CHAIN = ("main", "select_loop", "check_timers", "redraw_leds", "redraw_terminal"
 _SYSLOG = re.compile(r"^(?P<t>\d+(?:\.\d+)?) <(?P<pri>\d+)>(?P<stamp>\w{3} [ \d]\d \d\d:\d\d:\d\d) "
                      r"(?P<ident>[^\s\[:]+)(?:\[(?P<pid>\d+)\])?: (?P<msg>.*)$")
 _SESSION = re.compile(r"^session opened for local user (?P<user>\S+) from \[(?P<ip>[^\]]+)\]")
-_REQUEST = re.compile(r'^(?P<op>[a-z]+)(?: name| old)? "(?P<path>(?:[^"\\]|\\.)*)"')
+#: an SFTP request that names a path, as internal-sftp logs it at VERBOSE (also a watched run's page's pattern)
+REQUEST_PATTERN = r'(?P<op>[a-z]+)(?: name| old)? "(?P<key>(?:[^"\\]|\\.)*)"'
+_REQUEST = re.compile("^" + REQUEST_PATTERN)
 _STATUS = re.compile(r"^sent status (?P<status>.+)$")
 
 
@@ -60,7 +62,7 @@ def parse_sftp_log(lines, clients: dict) -> pd.DataFrame:
         who = sessions.get(sid, {})
         last[sid] = len(rows)
         rows.append({"t": e["t"], "session": sid, "client": who.get("client"), "ip": who.get("ip"),
-                     "user": who.get("user"), "op": m["op"], "path": m["path"].replace('\\"', '"'),
+                     "user": who.get("user"), "op": m["op"], "path": m["key"].replace('\\"', '"'),
                      "status": None})
     df = pd.DataFrame(rows, columns=["t", "session", "client", "ip", "user", "op", "path", "status"])
     df["client"] = df["client"].astype("Int64")

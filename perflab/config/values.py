@@ -113,3 +113,8 @@ def convert(p, raw):
             out.append(int(x))
         return out
     return str(raw)
+
+
+def port_refusal(port: int) -> str | None:
+    """Why a page's --port is refused (None when it is a TCP port, or 0: any free one)."""
+    return None if 0 <= port <= 65535 else f"--port {port}: a TCP port, 0 (any free one) to 65535"

@@ -95,8 +95,9 @@ def write_hosts(hosts: list[Host], path) -> Path:
 
 def server_command(stagger: int = 0) -> list[str]:
     """The command a load-generator container runs. `stagger` throw-away processes first make its
-    PIDs differ from the other containers' (libnfs names its NFSv4 client by PID and time; equal
-    names make the server refuse all but one)."""
+    PIDs differ from the other containers' (libnfs names its NFSv4 client by PID and time, "Libnfs
+    pid:%d %d"; equal names make the server refuse all but one, NFS4ERR_CLID_INUSE). fio's threads
+    take PIDs too, so the containers' staggers should differ by more than a job's threads."""
     pre = f"for i in $(seq {stagger}); do /bin/true; done; " if stagger else ""
     return ["sh", "-c", pre + "exec fio --server"]
 

@@ -14,6 +14,7 @@ notebook.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from pathlib import Path
@@ -26,7 +27,7 @@ from perflab.analysis.heatmap.live import LINGER_S, Follower, LivePage, cells, m
 from perflab.analysis.heatmap.model import HeatMap, aligned, merge
 from perflab.fio.jobs import read_status
 
-__all__ = ["DeviceLogs", "FioStatus", "LiveRun", "LIVE_LIST", "cumulative_bins", "job_bins"]
+__all__ = ["Counters", "DeviceLogs", "Events", "FioStatus", "LiveRun", "LIVE_LIST", "cumulative_bins", "job_bins"]
 
 LIVE_LIST = "live.jsonl"   # the run's list of what the page reads (perflab.fio.jobs appends to it)
 DDIRS = ("read", "write", "trim")
@@ -53,6 +54,16 @@ def cumulative_bins(report: dict) -> dict[int, int]:
     return out
 
 
+def _read_from(path: Path, offset: int) -> bytes:
+    """What a file being written holds past `offset` (nothing while it does not exist)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(offset)
+            return f.read()
+    except FileNotFoundError:
+        return b""
+
+
 class FioStatus:
     """One fio status file, read as it grows: each new report becomes (its time, epoch ms; per job, the
     latency bins' counts since the report before)."""
@@ -61,13 +72,7 @@ class FioStatus:
         self.path, self.offset, self.prev = Path(path), 0, {}
 
     def poll(self) -> list[tuple[int, dict[str, dict[int, int]]]]:
-        try:
-            with open(self.path, "rb") as f:
-                f.seek(self.offset)
-                data = f.read()
-        except FileNotFoundError:
-            return []
-        text = data.decode(errors="replace")
+        text = _read_from(self.path, self.offset).decode(errors="replace")
         docs, end = read_status(text)
         if not docs:
             return []
@@ -118,6 +123,103 @@ class DeviceLogs:
             f.close()
 
 
+class _Lines:
+    """A text file read as it grows, whole lines only (the line being written waits for the next poll)."""
+
+    def __init__(self, path: Path, label: str, unit: str):
+        self.path, self.label, self.unit = Path(path), label, unit
+        self.offset, self.t_first = 0, None
+
+    def _new_lines(self) -> list[str]:
+        data = _read_from(self.path, self.offset)
+        whole = data[:data.rfind(b"\n") + 1]
+        self.offset += len(whole)
+        return whole.decode(errors="replace").splitlines()
+
+    def _seen(self, t: float) -> None:
+        self.t_first = t if self.t_first is None else min(self.t_first, t)
+
+    def first_s(self) -> float | None:
+        """The first line's time (a second's value is drawn at its end, as fio stamps its reports)."""
+        return self.t_first if self.series else None
+
+    def data(self, t0_s: float) -> dict:
+        """The panel: each key's values at their times (s from ``t0_s``), keys in name order."""
+        return {"label": self.label, "unit": self.unit,
+                "series": [{"name": name, "x": [round(t - t0_s, 3) for t, _ in pts], "y": [round(v, 3) for _, v in pts]}
+                           for name, pts in sorted(self.series.items())]}
+
+
+class Counters(_Lines):
+    """One file of cumulative counters sampled once a second (perflab.fio.live's ``counters``), read as
+    it grows: each key's rate of one value between its samples, times ``scale`` (a counter that went
+    down, as when a server's statistics are switched off and on, starts again from its new value).
+    A file of one key's samples (``<epoch s> <value> ...``) is read with that ``key`` given."""
+
+    def __init__(self, path: Path, label: str, column: int = 0, scale: float = 1.0, unit: str = "per second",
+                 names: dict | None = None, key: str | None = None):
+        super().__init__(path, label, unit)
+        self.column, self.scale, self.names, self.key = column, scale, names or {}, key
+        self.last: dict[str, tuple[float, float]] = {}
+        self.series: dict[str, list[tuple[float, float]]] = {}
+
+    def poll(self) -> int:
+        n = 0
+        for line in self._new_lines():
+            f = line.split()
+            if self.key is not None:
+                f.insert(1, self.key)
+            try:
+                t, key, v = float(f[0]), f[1], float(f[2 + self.column])
+            except (IndexError, ValueError):
+                continue
+            before = self.last.get(key)
+            self.last[key] = (t, v)
+            self._seen(t)
+            if before and t > before[0] and v >= before[1]:
+                name = self.names.get(key, key)
+                self.series.setdefault(name, []).append((t, (v - before[1]) / (t - before[0]) * self.scale))
+                n += 1
+        return n
+
+
+class Events(_Lines):
+    """One log of events, a line each beginning with its time (epoch s), read as it grows
+    (perflab.fio.live's ``events``): the lines ``pattern`` matches, counted a second at a time by
+    the pattern's ``key`` group (a server's requests by file name), the ``top`` keys with the most
+    lines drawn (every second between the first and the last line, zero where a key had none)."""
+
+    def __init__(self, path: Path, label: str, pattern: str, unit: str = "per second", top: int = 8):
+        super().__init__(path, label, unit)
+        self.pattern, self.top = re.compile(pattern), top
+        self.counts: dict[str, dict[int, int]] = {}
+
+    def poll(self) -> int:
+        n = 0
+        for line in self._new_lines():
+            m = self.pattern.search(line)
+            if not m:
+                continue
+            try:
+                t = float(line.split(None, 1)[0])
+            except (IndexError, ValueError):
+                continue
+            self._seen(t)
+            sec = self.counts.setdefault(m["key"], {})
+            sec[int(t)] = sec.get(int(t), 0) + 1
+            n += 1
+        return n
+
+    @property
+    def series(self) -> dict[str, list[tuple[float, float]]]:
+        if not self.counts:
+            return {}
+        lo = min(min(c) for c in self.counts.values())
+        hi = max(max(c) for c in self.counts.values())
+        top = sorted(self.counts, key=lambda k: -sum(self.counts[k].values()))[:self.top]
+        return {k: [(sec + 1, float(self.counts[k].get(sec, 0))) for sec in range(lo, hi + 1)] for k in top}
+
+
 class LiveRun:
     """The page of one run, from `start()` until `finish()`: polls the run's sources twice a second."""
 
@@ -128,7 +230,8 @@ class LiveRun:
         self.jobs: dict[str, MapBuilder] = {}   # the same, one map per fio job (the page's breakdown)
         self.sources: dict[str, FioStatus] = {}
         self.devices: dict[str, DeviceLogs] = {}   # by directory
-        self.events, self.ended, self.listed = 0, False, 0
+        self.counters: dict[str, Counters] = {}    # by file
+        self.events, self.samples, self.ended, self.listed = 0, 0, False, 0
         self.lock = threading.Lock()
         self._stop = threading.Event()
         self.page = LivePage(self.data, f"perflab run {lab} (live)", port,
@@ -151,10 +254,20 @@ class LiveRun:
                     self.sources.setdefault(src["path"], FioStatus(Path(src["path"])))
                 elif src.get("kind") == "device-logs" and src["dir"] not in self.devices:
                     self.devices[src["dir"]] = DeviceLogs(Path(src["dir"]), src.get("label", "disks"))
+                elif src.get("kind") == "counters" and src["path"] not in self.counters:
+                    self.counters[src["path"]] = Counters(
+                        Path(src["path"]), src.get("label", "counters"), int(src.get("column", 0)),
+                        float(src.get("scale", 1.0)), src.get("unit", "per second"), json.loads(src.get("names", "{}")),
+                        src.get("key"))
+                elif src.get("kind") == "events" and src["path"] not in self.counters:
+                    self.counters[src["path"]] = Events(Path(src["path"]), src.get("label", "events"), src["pattern"],
+                                                        src.get("unit", "per second"))
             self.listed = len(lines)
         with self.lock:
             for dev in self.devices.values():
                 dev.poll()
+            for c in self.counters.values():
+                self.samples += c.poll()
             for src in self.sources.values():
                 for t_ms, per_job in src.poll():
                     for job, diff in per_job.items():
@@ -202,10 +315,24 @@ class LiveRun:
         d = map_json(hm, events, self.ended, source, span)
         if by and hm.n_columns:
             d["by"] = [{"label": k, **cells(whole[k], d["rows"])} for k in by]   # jobs as they began, then disks
-        d["sources"] = len(self.sources) + len(self.devices)
+        d["sources"] = len(self.sources) + len(self.devices) + len(self.counters)
         ph = self.phases()
-        t0 = d["t0_ms"] / 1000
-        d["phases"] = [{"name": n, "t_s": round(t - t0, 3)} for n, t in ph] if hm.n_columns else []
+        with self.lock:
+            firsts = [f for f in (c.first_s() for c in self.counters.values()) if f is not None]
+            # the time axis: the map's, or where there is no map (yet), the counters' first sample
+            t0 = d["t0_ms"] / 1000 if hm.n_columns else (min(firsts) if firsts else None)
+            panels: dict[str, dict] = {}   # the sources listed with one label share a panel
+            for c in self.counters.values() if t0 is not None else []:
+                p = c.data(t0)
+                panels.setdefault(p["label"], {**p, "series": []})["series"] += p["series"]
+            d["counters"] = list(panels.values())
+            d["samples"] = self.samples
+        if not hm.n_columns and firsts:
+            d["source"] = f"{self.lab}: " + ", ".join(dict.fromkeys(c.label for c in self.counters.values()))
+        # phases that began before the axis's 0: the last of them is marked at 0
+        early = [(n, t) for n, t in ph if t0 is not None and t < t0][-1:]
+        d["phases"] = ([{"name": n, "t_s": 0.0} for n, _ in early]
+                       + [{"name": n, "t_s": round(t - t0, 3)} for n, t in ph if t0 is not None and t >= t0])
         d["phase"] = ph[-1][0] if ph else None
         if self.ended:
             d["notebook"] = str(self.run_dir / "notebook.ipynb")

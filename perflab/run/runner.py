@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from perflab.infra import images
-from perflab.config import params as params_mod
+from perflab.config import params as params_mod, values as values_mod
 from perflab.infra import cleanup, labels, ledger, limits, lock, scratch, seccomp
 from perflab.analysis import checks
 from perflab.run import labcontract, progress, provenance
@@ -125,8 +125,8 @@ def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: b
         if live:
             raise Refused("--live with --record: a reference run is recorded as a run is made unwatched "
                           "(fio's reports once a second are what --live adds); drop one of them")
-    if not 0 <= port <= 65535:
-        raise Refused(f"--port {port}: a TCP port, 0 (any free one) to 65535")
+    if why := values_mod.port_refusal(port):
+        raise Refused(why)
     if port and not live:
         raise Refused("--port is for --live (the page of a run as it goes)")
     check_requirements(m, lab)

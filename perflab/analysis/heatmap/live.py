@@ -168,6 +168,7 @@ PAGE = """<!doctype html>
 <div id="state">waiting for the first lines...</div><a id="notebook"></a>
 <div id="map" style="height:520px"></div>
 <div id="rate" style="height:240px"></div>
+<div id="counters"></div>
 <div id="by"></div>
 <script>
 const COLORS = {colors};
@@ -182,21 +183,46 @@ async function tick() {{
     + (m.phase && !m.ended ? ' - phase: ' + m.phase : '') + (m.ended && m.notebook ? ' - notebook: ' + m.notebook : '');
   if (m.sources === 0)   // a run that has listed nothing the page can draw (yet)
     st.textContent = (m.ended ? 'ended: ' : 'running: ') + m.source.split(':')[0] + ' has listed nothing this page '
-      + "draws as it goes (fio's reports, the emulated disks' logs)" + (m.phase && !m.ended ? ' - phase: ' + m.phase : '')
+      + "draws as it goes (fio's reports, the emulated disks' logs, counters)" + (m.phase && !m.ended ? ' - phase: ' + m.phase : '')
       + (m.ended && m.notebook ? ' - notebook: ' + m.notebook : '');
+  if (!m.columns && (m.counters || []).length)   // counters alone: their samples, not a map's events
+    st.textContent = (m.ended ? 'ended: ' : 'following: ') + m.source + ' - ' + (m.samples || 0).toLocaleString()
+      + ' samples' + (m.phase && !m.ended ? ' - phase: ' + m.phase : '') + (m.ended && m.notebook ? ' - notebook: ' + m.notebook : '');
   st.className = m.ended ? 'ended' : '';
   const nb = document.getElementById('notebook');
   if (m.ended && m.notebook_url) {{ nb.href = m.notebook_url; nb.textContent = 'the finished notebook (.ipynb)'; }}
   document.body.dataset.columns = m.columns;
+  document.body.dataset.samples = m.samples || 0;
   document.body.dataset.ended = m.ended;
   const ph = m.phases || [];
-  const key = m.columns + '/' + ph.length;
+  const panels = m.counters || [];
+  const key = m.columns + '/' + ph.length + '/' + (m.samples || 0);
   if (key !== drawn) {{
-    const z = m.z.map(r => r.map(c => c > 0 ? Math.log10(c) : null));
     const lines = ph.map(p => ({{type: 'line', x0: p.t_s, x1: p.t_s, yref: 'paper', y0: 0, y1: 1,
                                 line: {{dash: 'dash', width: 1, color: 'black'}}}}));
     const notes = ph.map((p, i) => ({{x: p.t_s, yref: 'paper', y: i % 2 ? 1.07 : 1, text: p.name, showarrow: false,
                                      xanchor: 'left', yanchor: 'bottom', font: {{size: 11}}}}));
+    // a run with counters and no latency map (yet): the counters alone, each phase marked on them
+    const mapless = !m.columns && panels.length > 0;
+    ['map', 'rate'].forEach(id => {{ document.getElementById(id).style.display = mapless ? 'none' : ''; }});
+    // one time axis for every panel; on a narrow screen the title in two lines, the legend a line a key
+    const narrow = window.innerWidth < 600;
+    const xmax = Math.max(1, ...panels.flatMap(c => c.series.flatMap(s => s.x)),
+                          ...(m.columns ? [m.x[m.x.length - 1] + m.col_s] : []));
+    panels.forEach((c, i) => {{
+      let div = document.getElementById('counter-' + i);
+      if (!div) {{
+        div = document.createElement('div'); div.id = 'counter-' + i; div.className = 'counter';
+        document.getElementById('counters').appendChild(div);
+      }}
+      div.style.height = (380 + (narrow ? 22 * c.series.length : 40)) + 'px';
+      Plotly.react(div, c.series.map(s => ({{type: 'scatter', mode: 'lines', name: s.name, x: s.x, y: s.y}})),
+        {{title: {{text: narrow ? c.label.replace(' (', '<br>(') : c.label}},
+         xaxis: {{title: {{text: 'time (s)'}}, range: [0, xmax]}}, yaxis: {{title: {{text: c.unit}}, rangemode: 'tozero'}},
+         legend: {{orientation: 'h', yanchor: 'top', y: -0.3}}, margin: {{l: 70, t: narrow ? 120 : 80, r: narrow ? 20 : 80}},
+         shapes: lines, annotations: mapless ? notes : []}});
+    }});
+    const z = m.z.map(r => r.map(c => c > 0 ? Math.log10(c) : null));
     Plotly.react('map', [{{type: 'heatmap', x: m.x, y: m.y, z: z, colorscale: COLORS, hoverongaps: false,
       customdata: m.z, hovertemplate: 't = %{{x}} s<br>%{{y}}<br>%{{customdata}} events<extra></extra>',
       colorbar: {{title: {{text: 'count'}}, tickvals: [0, 1, 2, 3, 4, 5, 6], ticktext: ['1', '10', '100', '1k', '10k', '100k', '1M']}}}}],
