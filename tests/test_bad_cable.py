@@ -247,7 +247,7 @@ def test_hosts_file_drives_hosts_the_lab_does_not_own(docker_ok, artifacts, tmp_
     hosts = []
     try:
         for j in range(1, 4):
-            hosts.append(client.containers.run(image, fioclients.server_command(5 * j), name=f"perflab-{run_id}-pc{j}",
+            hosts.append(client.containers.run(image, fioclients.server_command(64 * j), name=f"perflab-{run_id}-pc{j}",
                                                network=net.name, labels=room_labels, detach=True, init=True,
                                                cap_drop=["ALL"]))
         ips = []
