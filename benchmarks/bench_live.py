@@ -50,14 +50,16 @@ def main() -> int:
     for i, live in enumerate(order, 1):
         runs[live].append(one(a.lab, live))
         print(f"run {i}/{len(order)}: {'with' if live else 'without'} --live", file=sys.stderr)
-    print(f"{a.lab} smoke, {a.rounds} runs each, interleaved; median without | with | with / without")
+    print(f"{a.lab} smoke, {a.rounds} runs each, interleaved; median without | with | with / without"
+          "   [each side's runs, lowest-highest]")
     for k in METRICS[a.lab] + ["duration_s"]:
         if any(r.get(k) is None for r in runs[False] + runs[True]):
             print(f"  {k:<22} (not recorded by every run)")
             continue
         off = statistics.median(r[k] for r in runs[False])
         on = statistics.median(r[k] for r in runs[True])
-        print(f"  {k:<22} {off:>12,.2f} | {on:>12,.2f} | {on / off:6.3f}")
+        span = " ".join(f"{min(r[k] for r in runs[x]):,.1f}-{max(r[k] for r in runs[x]):,.1f}" for x in (False, True))
+        print(f"  {k:<22} {off:>12,.2f} | {on:>12,.2f} | {on / off:6.3f}   [{span.replace(' ', ' | ')}]")
     return 0
 
 
