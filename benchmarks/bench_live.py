@@ -32,11 +32,18 @@ METRICS = {"heatmaps": ["cached_p50_us", "direct_p50_us", "p99_all_us", "cached_
 def one(lab: str, live: bool) -> dict:
     cmd = [str(ROOT / "scripts" / "perflab"), "run", lab, "--preset", "smoke", "-q", *(["--live"] if live else [])]
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if r.returncode != 0:   # the run directory is kept, to be read
+        lines = r.stdout.strip().splitlines()
+        failed = []
+        if lines and (Path(lines[-1]) / "run.json").exists():
+            doc = json.loads((Path(lines[-1]) / "run.json").read_text())
+            failed = [f"{c['name']} = {c.get('value')} (expected {c.get('expected')})"
+                      for c in doc.get("checks", []) if not c.get("passed") and not c.get("not_shown")]
+        sys.exit(f"bench_live: {' '.join(cmd)} exited {r.returncode}"
+                 + (f"; failed: {'; '.join(failed)}; kept {lines[-1]}" if failed else f": {r.stderr.strip()[-500:]}"))
     run_dir = Path(r.stdout.strip().splitlines()[-1])
     doc = json.loads((run_dir / "run.json").read_text())
     shutil.rmtree(run_dir, ignore_errors=True)
-    if r.returncode != 0:
-        sys.exit(f"bench_live: {' '.join(cmd)} exited {r.returncode}: {r.stderr.strip()[-500:]}")
     return {**doc["metrics"], "duration_s": doc["provenance"].get("duration_s")}
 
 

@@ -58,7 +58,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--preset", default="smoke", help="smoke (about a minute) or full (the real reproduction)")
     p.add_argument("-p", "--param", action="append", metavar="KEY=VALUE", help="override a parameter")
     p.add_argument("--record", action="store_true", help="keep this run as the chapter's reference run")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary on stderr")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary on stderr (a run that fails still says so, in one line)")
     p.add_argument("--live", action="store_true", help="watch it as it goes: the lab's latency heat map and "
                    "throughput, growing a column a second, on a page at 127.0.0.1 (its address is printed first)")
     p.add_argument("--port", type=int, default=0, help="with --live: the page's port (default: any free one)")

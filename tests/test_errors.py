@@ -133,3 +133,16 @@ def test_clean_run_leaves_a_live_run_alone(tmp_path, monkeypatch, capsys):
         import shutil
 
         shutil.rmtree(d, ignore_errors=True)
+
+
+def test_a_quiet_run_that_failed_still_says_so_in_one_line(capsys, tmp_path):
+    """`perflab run -q` prints only the run directory when the run completes; a run that failed says
+    its status and error however quiet (a watched logzilla run in the benchmark exited 3 saying nothing)."""
+    from perflab.run import runner
+
+    doc = {"lab": "logzilla", "preset": "smoke", "status": "failed", "error": "ContainerFailed: the pool did not import",
+           "metrics": {"iops": 1}, "checks": []}
+    runner._summary(doc, tmp_path, quiet=True)
+    assert capsys.readouterr().err.splitlines() == ["logzilla (smoke): failed - ContainerFailed: the pool did not import"]
+    runner._summary({**doc, "status": "complete", "error": None}, tmp_path, quiet=True)
+    assert capsys.readouterr().err == ""

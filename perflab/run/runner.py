@@ -350,11 +350,15 @@ def _notebook_error(run_dir: Path) -> str:
 
 
 def _summary(doc: dict, run_dir: Path, quiet: bool) -> None:
-    if quiet:
+    """The run's end on stderr: its status (and error), metrics and checks; with `quiet`, only the
+    status line of a run that did not complete (a failure is said however quiet the command)."""
+    if quiet and doc["status"] == "complete":
         return
     out = sys.stderr
     print(f"{doc['lab']} ({doc.get('preset')}): {doc['status']}" + (f" - {doc['error']}" if doc.get("error") else ""),
           file=out)
+    if quiet:
+        return
     for k, v in doc.get("metrics", {}).items():
         print(f"  {k} = {v}", file=out)
     for c in doc.get("checks", []):
