@@ -15,7 +15,9 @@ the commands themselves are perflab.commands.
                                           written, on a page at 127.0.0.1 that grows as the file does
     perflab compare RUN_A RUN_B [--noise RUN...] [--html OUT]   did the latencies move beyond
                                           run-to-run noise? (exit 0 same within noise, 1 differs)
-    perflab clean [--check] [--run ID]    remove what runs left behind (labelled or recorded only)
+    perflab clean [--check] [--run ID]    remove what runs left behind: labelled, or recorded and proven the
+                                          run's by the kernel or the engine (exit 1 if anything stays or is
+                                          left alone as not perflab's, 3 if no Docker engine answers)
     perflab doctor                        what this machine can run
     perflab conditions [LAB...] [--condition C]   the labs under a learner's machine's conditions (matrix)
     perflab images [NAME...] [--suite S]  build the lab images (on bookworm, or --suite trixie)
@@ -32,7 +34,7 @@ from pathlib import Path
 
 from perflab import commands
 from perflab.config.suites import SUITES
-from perflab.errors import EXIT_FAILED, EXIT_INTERRUPTED, PerflabError, Refused, explain
+from perflab.errors import EXIT_FAILED, EXIT_INTERRUPTED, PerflabError, Refused
 from perflab.lazy import lazy
 
 # read when a command needs them, not on every start (`perflab heatmap` of a small log: issue 29)
@@ -145,10 +147,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--condition", action="append", help="busy-cpu, slow-disk, less-cpu, trixie (default: all)")
     p.add_argument("--preset", default="smoke")
     p.set_defaults(fn=commands.cmd_conditions)
-    p = sub.add_parser("clean", help="remove what runs left behind")
+    p = sub.add_parser("clean", help="remove what runs left behind (only what is proven the run's); exit 1 if "
+                                     "anything stays or is left alone, 3 if no Docker engine answers")
     p.add_argument("--check", action="store_true", help="only list leftovers; exit 1 if any")
-    p.add_argument("--run", help="only this run id")
-    p.add_argument("--force", action="store_true", help="also runs whose runner is still alive")
+    p.add_argument("--run", help="only this run (its id, the name of its directory under data/runs; never a path)")
+    p.add_argument("--force", action="store_true", help="also runs whose runner is still alive (never skips a proof)")
     p.set_defaults(fn=commands.cmd_clean)
     p = sub.add_parser("doctor", help="what this machine can run, and what it may not show")
     p.add_argument("--quick", action="store_true", help="skip the disk probe (a few hundred O_DIRECT reads of a "
@@ -222,6 +225,20 @@ def _manifest(cmd: str):
 ERROR_LOG = "data/runs/perflab-errors.log"
 
 
+def _cause(e: BaseException, cmd: str) -> str | None:
+    """An unexpected exception's cause a user can act on, named by its class (a full disk: OSError
+    ENOSPC; the Docker engine gone: a connection error), as one line; or None."""
+    from perflab.infra.containers import as_failure
+
+    try:
+        failure = as_failure(e, f"perflab {cmd}")
+    except ImportError:   # no docker SDK: only the full disk can be named
+        from perflab.errors import disk_full
+
+        failure = disk_full(e)
+    return str(failure) if failure is not None else None
+
+
 def report(cmd: str, e: BaseException) -> int:
     """One line on stderr for any failure, its exit status (perflab.errors); the whole message and,
     for an unexpected error, the traceback in ERROR_LOG."""
@@ -248,7 +265,7 @@ def report(cmd: str, e: BaseException) -> int:
                     f.write("".join(traceback.format_exception(type(e), e, e.__traceback__)))
         except OSError:
             log = None
-    cause = None if isinstance(e, Refused) else explain(f"{type(e).__name__}: {text}")
+    cause = None if known else _cause(e, cmd)
     what = (f"refused, nothing was created: {first}" if isinstance(e, Refused)
             else f"{cause} ({first})" if cause and not known
             else first if known else f"internal error: {type(e).__name__}: {first}")

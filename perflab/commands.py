@@ -11,7 +11,7 @@ from pathlib import Path
 
 from perflab.config.suites import SUITES
 from perflab.config.values import port_refusal
-from perflab.errors import EXIT_FAILED, Refused
+from perflab.errors import EXIT_FAILED, Refused, TimedOut
 
 SUITE_HELP = (f"the Debian release the lab images are built on: {SUITES[0]} (the default; every reference "
               f"ran on it) or {', '.join(SUITES[1:])} (its images are tagged apart, e.g. perflab/fio:1-trixie); "
@@ -264,33 +264,43 @@ def cmd_conditions(m, args) -> int:
 
 
 def cmd_clean(m, args) -> int:
-    from perflab.infra import cleanup
+    """Exit 0 nothing left, 1 something stays (could not be removed, or left alone: not proven
+    perflab's), 2 a --run that is not a run's name, 3 no Docker engine answers (after what the host
+    alone shows)."""
+    from perflab.infra import cleanup, labels
 
+    run = cleanup.run_name(args.run) if args.run else None
+    if run and not (cleanup.runs_root(m.root) / run).is_dir():
+        raise Refused(f"no run {run} under {cleanup.runs_root(m.root)} (`perflab clean --check` lists "
+                      "what runs left behind)")
+    if run and not args.check and not args.force and cleanup.run_active(cleanup.runs_root(m.root) / run):
+        print(f"perflab clean: run {run} is still running (its runner is alive); nothing removed. "
+              "--force removes its objects anyway", file=sys.stderr)
+        return 1
+    try:
+        client, no_engine = labels.engine(), None
+    except labels.NoEngine as e:
+        client, no_engine = None, e
     if args.check:
-        left = cleanup.leftovers(m.root, include_active=args.force)
+        left = cleanup.leftovers(m.root, include_active=args.force, client=client)
         for x in left:
             print(x)
+        if no_engine:
+            raise no_engine
         if left:
-            print(f"perflab clean --check: {len(left)} object(s) left behind; `scripts/perflab clean` removes them",
-                  file=sys.stderr)
+            print(f"perflab clean --check: {len(left)} object(s) left behind; `scripts/perflab clean` removes "
+                  "those proven perflab's", file=sys.stderr)
             return 1
         print("perflab clean --check: nothing left behind", file=sys.stderr)
         return 0
-    if args.run and not (cleanup.runs_root(m.root) / args.run).is_dir():
-        from perflab.errors import Refused
-
-        raise Refused(f"no run {args.run} under {cleanup.runs_root(m.root)} (`perflab clean --check` lists "
-                      "what runs left behind)")
-    if args.run and not args.force and cleanup.run_active(cleanup.runs_root(m.root) / args.run):
-        print(f"perflab clean: run {args.run} is still running (its runner is alive); nothing removed. "
-              "--force removes its objects anyway", file=sys.stderr)
-        return 1
-    done, failed = cleanup.clean(m.root, args.run, force=args.force)
-    for f in failed:
-        print(f"could not remove: {f}", file=sys.stderr)
-    print(f"perflab clean: {len(done)} run(s) checked" + (f", {len(failed)} failure(s)" if failed else ""),
+    done, stays = cleanup.clean(m.root, run, force=args.force, client=client)
+    for line in stays:
+        print(line, file=sys.stderr)
+    print(f"perflab clean: {len(done)} run(s) checked" + (f", {len(stays)} object(s) stay" if stays else ""),
           file=sys.stderr)
-    return 1 if failed else 0
+    if no_engine:
+        raise no_engine
+    return 1 if stays else 0
 
 
 def cmd_doctor(m, args) -> int:
@@ -348,6 +358,11 @@ def cmd_book_config(m, args) -> int:
     return 0
 
 
+#: jupyter-book's build: from the reference runs (every chapter executed, no lab run), or with
+#: `--run PRESET`, every lab run live as well (the sum of their presets, with room for a busy machine)
+BOOK_TIMEOUT_S, BOOK_LIVE_TIMEOUT_S = 2 * 3600.0, 8 * 3600.0
+
+
 def cmd_book(m, args) -> int:
     import os
     import subprocess
@@ -374,7 +389,11 @@ def cmd_book(m, args) -> int:
     cmd = [str(jb), "build", str(src), "--all", "--warningiserror", "--keep-going"]
     if args.out or src != m.root:
         cmd += ["--path-output", str(args.out or m.root)]
-    r = subprocess.run(cmd, env=env, cwd=m.root)
+    limit = BOOK_TIMEOUT_S if args.run == "reference" else BOOK_LIVE_TIMEOUT_S
+    try:
+        r = subprocess.run(cmd, env=env, cwd=m.root, timeout=limit)
+    except subprocess.TimeoutExpired:
+        raise TimedOut("jupyter-book's build of the book", limit) from None
     out = Path(args.out or m.root) / "_build" / "html" / "index.html"
     if r.returncode == 0:
         print(out)

@@ -37,22 +37,85 @@ class CheckFailed(PerflabError, AssertionError):
     exit_status = EXIT_CHECK
 
 
-#: causes a user can act on, recognised in any error's text: (pattern, what happened, what to do)
-_CAUSES = (
-    (r"\[Errno 28\]|No space left on device|ENOSPC",
-     "a disk filled up", "free space on the disk holding data/runs (or the run's --scratch), then `perflab clean`"),
-    (r"Error while fetching server API version|Connection aborted.*(FileNotFoundError|ConnectionRefused)"
-     r"|docker\.sock.*(No such file|Connection refused)|Cannot connect to the Docker daemon",
-     "the Docker engine stopped answering", "start it again (`make setup` starts dockerd), then `perflab clean`"),
-)
+class Failure(Failed):
+    """A failure named by its cause, where it was caught (never guessed from a message's text): its
+    `kind`, `where` it happened, and the one line a user reads (what happened, then what to do).
+    It crosses the process boundary as run.json's `failure` ({"kind", "where", "message"})."""
+    kind = "failed"
+
+    def __init__(self, where: str, message: str):
+        super().__init__(message)
+        self.where = where
+
+    def record(self) -> dict:
+        """run.json's `failure` field."""
+        return {"kind": self.kind, "where": self.where, "message": str(self)}
 
 
-def explain(text: str) -> str | None:
-    """What happened and what to do next, for an error whose text shows a cause a user can act on
-    (a full disk, a Docker engine that went away mid-run), or None."""
-    import re
+class DiskFull(Failure):
+    """A disk filled up: OSError ENOSPC on the host, or fio's error 28 (ENOSPC) in a container."""
+    kind = "disk-full"
 
-    for pattern, what, todo in _CAUSES:
-        if re.search(pattern, text or ""):
-            return f"{what}: {todo}"
-    return None
+    def __init__(self, where: str, free_mib: int | None = None):
+        free = f" ({free_mib:,} MiB free)" if free_mib is not None else ""
+        super().__init__(where, f"the disk holding {where} filled up{free}: free space on it, then `perflab clean`")
+
+
+class EngineLost(Failure):
+    """The Docker engine went away or hung mid-request (a connection error, a reply cut short)."""
+    kind = "engine-lost"
+
+    def __init__(self, where: str, detail: str = ""):
+        why = f" ({detail[:200]})" if detail else ""
+        super().__init__(where, f"the Docker engine stopped answering during {where}{why}: start it again "
+                                "(`make setup` starts dockerd), then `perflab clean`")
+
+
+class OomKilled(Failure):
+    """A container ran out of memory and the kernel killed it (Docker's State.OOMKilled)."""
+    kind = "oom-killed"
+
+    def __init__(self, where: str):
+        super().__init__(where, f"container {where} ran out of memory and was killed (OOMKilled): close "
+                                "what else uses memory, or choose a smaller preset, then run it again")
+
+
+class TimedOut(Failure):
+    """A wait went past its limit: the message names what was waited for and the limit."""
+    kind = "timeout"
+
+    def __init__(self, where: str, limit_s: float | None, detail: str = ""):
+        why = f" ({detail[:200]})" if detail else ""
+        after = f"after {limit_s:g} s" if limit_s is not None else "at its time limit"
+        super().__init__(where, f"gave up waiting for {where} {after}{why}: see the run's "
+                                "papermill.log for where it stopped, then `perflab clean`")
+        self.limit_s = limit_s
+
+
+def disk_full(e: BaseException) -> DiskFull | None:
+    """The DiskFull an OSError with errno ENOSPC (28) on the host means, naming the file's directory
+    and its free space; None for any other exception."""
+    import errno
+    import os
+
+    if not isinstance(e, OSError) or e.errno != errno.ENOSPC:
+        return None
+    where = os.path.dirname(os.path.abspath(os.fsdecode(e.filename))) if e.filename else os.getcwd()
+    on = where
+    while not os.path.isdir(on) and os.path.dirname(on) != on:   # the file's directory may not exist yet
+        on = os.path.dirname(on)
+    try:
+        st = os.statvfs(on)
+        free = st.f_bavail * st.f_frsize // 2**20
+    except OSError:
+        free = None
+    return DiskFull(where, free)
+
+
+def from_record(doc: dict | None) -> Failure | None:
+    """The failure a run.json's `failure` field records (written by another process), or None."""
+    if not isinstance(doc, dict) or not doc.get("message"):
+        return None
+    f = Failure(str(doc.get("where", "")), str(doc["message"]))
+    f.kind = str(doc.get("kind", Failure.kind))
+    return f

@@ -221,7 +221,7 @@ def _run_on_hosts(ips: list[str], network: str, artifacts, tmp_path) -> dict:
     assert [tl["clients"][str(j)]["ip"] for j in range(1, len(ips) + 1)] == ips
     assert (run_dir / "fio" / "hosts.list").read_text() == "".join(f"{ip}\n" for ip in ips)
     assert labels.docker_objects(labels.docker_client(), doc["run_id"]) == []   # the lab's own objects are gone
-    assert [x for x in cleanup.leftovers(ROOT) if x.run_id == doc["run_id"]] == []
+    assert [x for x in cleanup.leftovers(ROOT, client=labels.docker_client()) if x.run_id == doc["run_id"]] == []
     return doc
 
 

@@ -10,13 +10,15 @@ Screenshots and a report land in test-artifacts/browser/."""
 import dataclasses
 import html as html_mod
 import json
+import os
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
-from conftest import ARTIFACTS
-from support import browser
+from conftest import ARTIFACTS, ROOT
+from support import browser, layout
 
 OUT = ARTIFACTS / "browser"
 
@@ -295,3 +297,144 @@ def test_figure_check_flags_axes_that_do_not_show_their_data(tmp_path):
     assert any("figure 4" in p and 'annotation "L2 1MiB"' in p for p in probs), probs
     assert not any("figure 5" in p for p in probs), probs
     assert any("figure 6" in p and "data run 3.00 to 6.50" in p for p in probs), probs
+
+
+#: (page, defect kind) that the layout check (tests/support/layout.py) finds in the book today, each
+#: with what it is: these cases are expected to fail (xfail, strict) until the page is fixed; then the
+#: case passes, strict makes that XPASS a failure, and its entry here must go.
+LAYOUT_KNOWN: dict[tuple[str, str], str] = {
+    ('bad-cable', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('bad-cable', 'light-in-dark'): '6 figure outputs/panels on a light rgb(206,214,221) slab (desktop-dark, phone-dark)',
+    ('bad-cable', 'wide-block'): '3 tables/code blocks wider than the column, no scroll cue, e.g. 370 px in 356 (phone-dark, phone-light)',
+    ('bad-cable', 'wrapped-code-line'): "4 code blocks wrap lines (2 mid-token), e.g. 'it/s until'|'the cable ' (every view)",
+    ('benchmarking', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('benchmarking', 'light-in-dark'): '4 figure outputs/panels on a light rgb(206,214,221) slab (desktop-dark, phone-dark)',
+    ('benchmarking', 'wide-block'): '6 tables/code blocks wider than the column, no scroll cue, e.g. 566 px in 356 (phone-dark, phone-light)',
+    ('benchmarking', 'wrapped-code-line'): "4 code blocks wrap lines (0 mid-token), e.g. 'er back in'|'100% of it' (every view)",
+    ('build-status', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('build-status', 'wide-block'): '4 tables/code blocks wider than the column, no scroll cue, e.g. 735 px in 686 (every view)',
+    ('dedup', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('dedup', 'light-in-dark'): '2 figure outputs/panels on a light rgb(206,214,221) slab (desktop-dark, phone-dark)',
+    ('dedup', 'wide-block'): '6 tables/code blocks wider than the column, no scroll cue, e.g. 376 px in 356 (phone-dark, phone-light)',
+    ('dedup', 'wrapped-code-line'): "4 code blocks wrap lines (0 mid-token), e.g. '=50, 2 fio'|'thread(s)' (every view)",
+    ('disk-model', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('disk-model', 'light-in-dark'): '4 figure outputs/panels on a light rgb(206,214,221) slab (desktop-dark, phone-dark)',
+    ('disk-model', 'rotated-figure-text'): "36 turned figure labels (annotation, tick), e.g. 'random' (every view)",
+    ('disk-model', 'small-figure-text'): '24 figure texts under 10 px (smallest 9 px), figure 1 "Every I/O\'s latency, experimen (every view)',
+    ('disk-model', 'thin-mark'): "12 bars/boxes with a value drawn under 2 px, e.g. 'write,<br>cache on' 0.3 px (every view)",
+    ('disk-model', 'wide-block'): '6 tables/code blocks wider than the column, no scroll cue, e.g. 385 px in 356 (phone-dark, phone-light)',
+    ('disk-model', 'wrapped-code-line'): '2 code blocks wrap lines (2 mid-token), e.g. \'rence", or\'|\'a preset: \' (phone-dark, phone-light)',
+    ('durability', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('durability', 'light-in-dark'): '1 figure outputs/panels on a light rgb(206,214,221) slab (desktop-dark, phone-dark)',
+    ('durability', 'wide-block'): '2 tables/code blocks wider than the column, no scroll cue, e.g. 374 px in 356 (phone-dark, phone-light)',
+    ('durability', 'wrapped-code-line'): "3 code blocks wrap lines (0 mid-token), e.g. 'illed 45.2'|'s after fi' (every view)",
+    ('elinks', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('elinks', 'light-in-dark'): '7 figure outputs/panels on a light rgb(206,214,221) slab (desktop-dark, phone-dark)',
+    ('elinks', 'thin-mark'): "4 bars/boxes with a value drawn under 2 px, e.g. '.elinks' 0.3 px (every view)",
+    ('elinks', 'wide-block'): '2 tables/code blocks wider than the column, no scroll cue, e.g. 719 px in 686 (every view)',
+    ('elinks', 'wrapped-code-line'): "8 code blocks wrap lines (2 mid-token), e.g. 'redraws/s;'|'two phases' (every view)",
+    ('glossary', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('heatmaps', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('heatmaps', 'light-in-dark'): '5 figure outputs/panels on a light rgb(206,214,221) slab (desktop-dark, phone-dark)',
+    ('heatmaps', 'small-figure-text'): '36 figure texts under 10 px (smallest 9 px), figure 1 "Page cache and O_DIRECT reads, (every view)',
+    ('heatmaps', 'wide-block'): '3 tables/code blocks wider than the column, no scroll cue, e.g. 490 px in 356 (phone-dark, phone-light)',
+    ('heatmaps', 'wrapped-code-line'): "4 code blocks wrap lines (4 mid-token), e.g. '-html two-'|'bands.html' (every view)",
+    ('ht', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('ht', 'light-in-dark'): '5 figure outputs/panels on a light rgb(206,214,221) slab (desktop-dark, phone-dark)',
+    ('ht', 'rotated-figure-text'): "52 turned figure labels (bartext, tick), e.g. '100% CPU' (every view)",
+    ('ht', 'wide-block'): '4 tables/code blocks wider than the column, no scroll cue, e.g. 429 px in 356 (phone-dark, phone-light)',
+    ('ht', 'wrapped-code-line'): "3 code blocks wrap lines (0 mid-token), e.g. ' on CPU 0;'|'caches per' (every view)",
+    ('index', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('index', 'wrapped-code-line'): "1 code blocks wrap lines (2 mid-token), e.g. 'eatmaps --'|'preset smo' (phone-dark, phone-light)",
+    ('instructors', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('instructors', 'wide-block'): '3 tables/code blocks wider than the column, no scroll cue, e.g. 372 px in 356 (phone-dark, phone-light)',
+    ('instructors', 'wrapped-code-line'): "3 code blocks wrap lines (0 mid-token), e.g. ' bad-cable'|'--students' (phone-dark, phone-light)",
+    ('jbod', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('jbod', 'light-in-dark'): '8 figure outputs/panels on a light rgb(206,214,221) slab (desktop-dark, phone-dark)',
+    ('jbod', 'rotated-figure-text'): "112 turned figure labels (slicetext, tick), e.g. 'JBOD 005' (every view)",
+    ('jbod', 'small-figure-text'): '92 figure texts under 10 px (smallest 0 px), figure 1 "Disk I/O latency, all disks fi (every view)',
+    ('jbod', 'thin-mark'): "64 bars/boxes with a value drawn under 2 px, e.g. '001/1' 0.1 px (every view)",
+    ('jbod', 'wide-block'): '3 tables/code blocks wider than the column, no scroll cue, e.g. 489 px in 356 (phone-dark, phone-light)',
+    ('jbod', 'wrapped-code-line'): "3 code blocks wrap lines (0 mid-token), e.g. 'le path as'|'cabled: JB' (every view)",
+    ('l2arc', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('l2arc', 'light-in-dark'): '6 figure outputs/panels on a light rgb(206,214,221) slab (desktop-dark, phone-dark)',
+    ('l2arc', 'rotated-figure-text'): "6 turned figure labels (tick), e.g. '1' (phone-dark, phone-light)",
+    ('l2arc', 'small-figure-text'): '28 figure texts under 10 px (smallest 9 px), figure 3 "Read latency seen by fio (appl (every view)',
+    ('l2arc', 'wide-block'): '3 tables/code blocks wider than the column, no scroll cue, e.g. 571 px in 356 (phone-dark, phone-light)',
+    ('l2arc', 'wrapped-code-line'): "2 code blocks wrap lines (0 mid-token), e.g. ' 768MiB, 2'|'threads of' (every view)",
+    ('latency-art', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('latency-art', 'light-in-dark'): '7 figure outputs/panels on a light rgb(206,214,221) slab (desktop-dark, phone-dark)',
+    ('latency-art', 'small-figure-text'): '20 figure texts under 10 px (smallest 9 px), figure 1 "Icy lake: O_DSYNC write latenc (every view)',
+    ('latency-art', 'wide-block'): '4 tables/code blocks wider than the column, no scroll cue, e.g. 771 px in 686 (every view)',
+    ('latency-art', 'wrapped-code-line'): '2 code blocks wrap lines (2 mid-token), e.g. \'rence", or\'|\'a preset: \' (phone-dark, phone-light)',
+    ('load', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('load', 'light-in-dark'): '4 figure outputs/panels on a light rgb(206,214,221) slab (desktop-dark, phone-dark)',
+    ('load', 'wide-block'): '6 tables/code blocks wider than the column, no scroll cue, e.g. 397 px in 356 (phone-dark, phone-light)',
+    ('load', 'wrapped-code-line'): "2 code blocks wrap lines (0 mid-token), e.g. 'disks in 2'|'mirrors, l' (every view)",
+    ('logzilla', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('logzilla', 'light-in-dark'): '6 figure outputs/panels on a light rgb(206,214,221) slab (desktop-dark, phone-dark)',
+    ('logzilla', 'small-figure-text'): '32 figure texts under 10 px (smallest 9 px), figure 1 "Synchronous write latency (fio (every view)',
+    ('logzilla', 'wide-block'): '5 tables/code blocks wider than the column, no scroll cue, e.g. 490 px in 356 (phone-dark, phone-light)',
+    ('logzilla', 'wrapped-code-line'): "4 code blocks wrap lines (0 mid-token), e.g. ' pool of 2'|'two-way mi' (every view)",
+    ('method', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('method', 'wrapped-code-line'): "2 code blocks wrap lines (0 mid-token), e.g. 'quests per'|'second × m' (phone-dark, phone-light)",
+    ('nfs-layers', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('nfs-layers', 'light-in-dark'): '4 figure outputs/panels on a light rgb(206,214,221) slab (desktop-dark, phone-dark)',
+    ('nfs-layers', 'small-figure-text'): '36 figure texts under 10 px (smallest 9 px), figure 1 "1. NFS client: fio\'s stable wr (every view)',
+    ('nfs-layers', 'wide-block'): '3 tables/code blocks wider than the column, no scroll cue, e.g. 617 px in 356 (phone-dark, phone-light)',
+    ('nfs-layers', 'wrapped-code-line'): "2 code blocks wrap lines (0 mid-token), e.g. 'NC writes;'|'pool of 2 ' (every view)",
+    ('regression', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('regression', 'light-in-dark'): '3 figure outputs/panels on a light rgb(206,214,221) slab (desktop-dark, phone-dark)',
+    ('regression', 'small-figure-text'): '12 figure texts under 10 px (smallest 9 px), figure 1 "Every read of the 4 rounds: be (every view)',
+    ('regression', 'wide-block'): '5 tables/code blocks wider than the column, no scroll cue, e.g. 606 px in 356 (phone-dark, phone-light)',
+    ('regression', 'wrapped-code-line'): '2 code blocks wrap lines (2 mid-token), e.g. \'ha256"} or\'|\'{"device_m\' (every view)',
+    ('stepping', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('stepping', 'light-in-dark'): '3 figure outputs/panels on a light rgb(206,214,221) slab (desktop-dark, phone-dark)',
+    ('stepping', 'wide-block'): '3 tables/code blocks wider than the column, no scroll cue, e.g. 432 px in 358 (phone-dark, phone-light)',
+    ('stepping', 'wrapped-code-line'): "3 code blocks wrap lines (0 mid-token), e.g. ' limit 400'|'reads/s' (every view)",
+    ('streaming', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
+    ('streaming', 'light-in-dark'): '3 figure outputs/panels on a light rgb(206,214,221) slab (desktop-dark, phone-dark)',
+    ('streaming', 'wide-block'): '2 tables/code blocks wider than the column, no scroll cue, e.g. 397 px in 339 (phone-dark, phone-light)',
+    ('streaming', 'wrapped-code-line'): "3 code blocks wrap lines (0 mid-token), e.g. 's each); 4'|'threads x ' (every view)",
+}
+
+
+def _layout_cases():
+    from perflab.config import manifest as manifest_mod
+
+    for c in manifest_mod.load(ROOT).chapters:
+        for kind in layout.KINDS:
+            why = LAYOUT_KNOWN.get((c.id, kind))
+            yield pytest.param(c.id, kind, id=f"{c.id}-{kind}",
+                               marks=[pytest.mark.xfail(strict=True, reason=why)] if why else [])
+
+
+@pytest.fixture(scope="module")
+def layout_defects(request, manifest):
+    """Every chapter of the built book in every view of the layout check (1280 px and a 390 px phone,
+    light and dark); findings in test-artifacts/browser/layout.{json,md}, screenshots viewport by
+    viewport and per figure under test-artifacts/browser/<view>/<page>/. PERFLAB_TEST_BUILT_BOOK names
+    an HTML book already built (its _build/html) to check instead of building one."""
+    given = os.environ.get("PERFLAB_TEST_BUILT_BOOK")
+    html = Path(given) if given else request.getfixturevalue("built_book")
+    pages = {c.id: browser.chapter_url(html, c.file) for c in manifest.chapters}
+    OUT.mkdir(parents=True, exist_ok=True)
+    found = layout.check_pages(pages, shots=OUT, log=OUT / "chromium-layout.log")
+    (OUT / "layout.json").write_text(json.dumps([dataclasses.asdict(d) for d in found], indent=1))
+    (OUT / "layout.md").write_text(layout.markdown(found, list(pages)))
+    return found
+
+
+# Long for now (make test-long): every page in four views takes about 7 minutes here, and most pages
+# still have the defects LAYOUT_KNOWN lists (issue 41); tests/test_layout_check.py, in the default
+# run, holds the check itself to the defects it must find.
+@pytest.mark.slow
+@pytest.mark.long
+@needs_chromium
+@pytest.mark.parametrize("page,kind", list(_layout_cases()))
+def test_layout_has_no_defect(layout_defects, page, kind):
+    """One case per chapter and kind of layout defect (tests/support/layout.py says what each is and
+    its threshold): none on the page in any view."""
+    mine = [d for d in layout_defects if d.page == page and d.kind == kind]
+    assert not mine, "\n".join(f"{d.view}: {d.element} {d.text!r} {d.numbers}" for d in mine[:10]) + \
+        (f"\n... {len(mine)} in all" if len(mine) > 10 else "")

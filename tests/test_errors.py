@@ -115,7 +115,6 @@ def test_clean_run_leaves_a_live_run_alone(tmp_path, monkeypatch, capsys):
 
     calls = []
     monkeypatch.setattr(cleanup, "remove_docker_objects", lambda client, run_id=None, skip_runs=(): calls.append(run_id) or [])
-    monkeypatch.setattr(cleanup, "docker_client", lambda: None)
     runs = ROOT / "data" / "runs"
     runs.mkdir(parents=True, exist_ok=True)
     d = runs / "test-live-run-000000"

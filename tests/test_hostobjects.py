@@ -117,18 +117,17 @@ def test_a_live_run_of_another_clone_is_left_alone(tmp_path, monkeypatch):
     try:
         (other / cleanup.OWNER).write_text(json.dumps({"pid": runner.pid, "start_time": proc_start_time(runner.pid)}))
         removed = []
-        monkeypatch.setattr(cleanup, "docker_client", lambda: "client")
         monkeypatch.setattr(cleanup, "run_dirs_by_run", lambda client: {"heatmaps-1": str(other)})
         monkeypatch.setattr(cleanup, "remove_docker_objects",
                             lambda client, run_id=None, skip_runs=(): removed.append(set(skip_runs)) or [])
         mine = tmp_path / "mine"
         (mine / "data" / "runs").mkdir(parents=True)
-        cleanup.clean(mine)
+        cleanup.clean(mine, client="client")
         assert removed == [{"heatmaps-1"}]                 # skipped: its runner is alive
         runner.kill()
         runner.wait()
         removed.clear()
-        cleanup.clean(mine)
+        cleanup.clean(mine, client="client")
         assert removed == [set()]                          # its runner is gone: it is perflab's to remove
     finally:
         runner.kill()
@@ -143,7 +142,7 @@ needs_zram = pytest.mark.skipif(os.geteuid() != 0 or not Path("/sys/class/zram-c
 def test_a_zram_device_never_given_a_size_is_still_left_behind_and_removed(tmp_path):
     """A lab inside a container whose /sys is read-only hot-added a device and could not size it: the
     device is there all the same, so `perflab clean --check` must name it and `clean` remove it."""
-    from perflab.infra.ledger import EXISTS, remove_entry
+    from perflab.infra.ledger import EXISTS, Run, remove_entry
 
     idx = int(Path("/sys/class/zram-control/hot_add").read_text().strip())
     e = {"kind": "zram", "id": f"/dev/zram{idx}"}
@@ -151,5 +150,5 @@ def test_a_zram_device_never_given_a_size_is_still_left_behind_and_removed(tmp_p
         assert int(Path(f"/sys/block/zram{idx}/disksize").read_text()) == 0
         assert EXISTS["zram"](e)
     finally:
-        assert remove_entry(e)
+        assert remove_entry(e, Run(tmp_path)) is None     # never sized (0), unused: the run's to remove
     assert not Path(f"/sys/block/zram{idx}").exists() and not EXISTS["zram"](e)

@@ -4,6 +4,7 @@ import contextlib
 import os
 import subprocess
 import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -69,7 +70,9 @@ def test_unshape_removes_the_tbf_and_says_when_it_could_not(veth, tmp_path, monk
     with contextlib.ExitStack() as stack:
         vl = links.VethLinks(Ledger(tmp_path), stack)
         vl.devs[1] = veth
-        stack.enter_context(links.hostobjects.tbf(vl.ledger, veth, "rate", "8000kbit", *links.TBF))
+        no_container = SimpleNamespace(id="none", client=None)   # a bare veth pair: unshape removes its tbf
+        stack.enter_context(links.hostobjects.tbf(vl.ledger, veth, "rate", "8000kbit", *links.TBF,
+                                                  container=no_container))
         assert " tbf " in subprocess.run(["tc", "qdisc", "show", "dev", veth], capture_output=True, text=True).stdout
         real = links.hostcmd.run
         # a `tc qdisc del` that does nothing (as one refused is): the link stays shaped, and unshape says so

@@ -59,7 +59,7 @@ def test_ledger_process_and_path(tmp_path):
     scratch = tmp_path / "scratch"
     led.record("path", str(scratch))
     scratch.mkdir()
-    p = subprocess.Popen(["sleep", "300"])
+    p = subprocess.Popen(["sleep", "300"], env=led.child_env())   # started for the run: it carries the marker
     led.record_process(p.pid, "test sleeper")
     assert {e["kind"] for e in led.open_entries()} == {"path", "process"}
     assert cleanup.clean_run(tmp_path, None) == []
@@ -73,7 +73,7 @@ def test_ledger_does_not_kill_a_reused_pid(tmp_path):
     try:
         led = ledger.Ledger(tmp_path)
         led.record("process", str(p.pid), start_time=1, what="not this one")
-        cleanup.clean_run(tmp_path, None)
+        assert "left alone: not perflab's" in cleanup.clean_run(tmp_path, None)[0]
         assert p.poll() is None
     finally:
         p.kill()
@@ -92,13 +92,17 @@ def test_progress_line():
 
 def test_clean_removes_only_paths_perflab_makes(tmp_path):
     """A run directory copied from elsewhere (a student's hand-in) may name any path in its ledger:
-    `perflab clean` removes paths only inside the run directory, /run/perflab/<run> or a directory
-    named perflab-<run>, and names what it left alone (issue 27)."""
+    `perflab clean` removes paths only inside the run directory, /run/perflab/<run>, /dev/shm/perflab-<run>
+    or the run's own --scratch directory <scratch>/perflab-<run> (from its run.json), and names what it
+    left alone (issues 27, 40; tests/test_clean_ownership.py has the rest)."""
+    import json
+
     from perflab.infra import cleanup
-    from perflab.infra.ledger import Ledger, ours
+    from perflab.infra.ledger import Ledger, Run, prove_path
 
     run = tmp_path / "runs" / "20261126-heatmaps-abc"
     run.mkdir(parents=True)
+    (run / "run.json").write_text(json.dumps({"provenance": {"scratch": {"path": str(tmp_path / "disk")}}}))
     victim = tmp_path / "home" / "notes"
     victim.mkdir(parents=True)
     (victim / "thesis.txt").write_text("years of work")
@@ -112,7 +116,10 @@ def test_clean_removes_only_paths_perflab_makes(tmp_path):
     failed = cleanup.clean_run(run)
     assert (victim / "thesis.txt").read_text() == "years of work"
     assert not scratch.exists() and not inside.exists()
-    assert len(failed) == 2 and all("not a place perflab makes" in f for f in failed), failed
-    assert ours(f"/run/perflab/{run.name}", run) and ours(f"/dev/shm/perflab-{run.name}/ht/d0", run)
-    assert not ours(f"/run/perflab/{run.name}/../other", run) and not ours("/etc", run)
-    assert not ours(f"/dev/shm/perflab-{run.name}x/d0", run)
+    assert len(failed) == 2, failed
+    assert all("left alone: not perflab's" in f and "not in a place perflab makes" in f for f in failed), failed
+    r = Run(run)
+    assert prove_path(f"/run/perflab/{run.name}", r) is None
+    assert prove_path(f"/dev/shm/perflab-{run.name}/ht/d0", r) is None
+    assert prove_path(f"/run/perflab/{run.name}/../other", r) and prove_path("/etc", r)
+    assert prove_path(f"/dev/shm/perflab-{run.name}x/d0", r) and prove_path(str(run), r)

@@ -7,8 +7,9 @@ empty); a job file containing `${` is refused. Reading fio's output is perflab.f
 """
 from __future__ import annotations
 
-from perflab.errors import Refused
+from perflab.errors import DiskFull, Failed, Failure, Refused
 
+import errno
 import json
 import os
 import re
@@ -106,9 +107,39 @@ class JobFile:
 CPU_STAT = "/sys/fs/cgroup/cpu/cpu.stat /sys/fs/cgroup/cpu.stat"
 
 
+#: `fio --version` in a fresh container: start-up on a busy machine, not a measurement
+VERSION_TIMEOUT_S = 120.0
+
+
 def version(topo, image: str) -> str:
     """fio's version inside `image` ("fio-3.33"), for a run's provenance: the fio that did the I/O."""
-    return topo.run(image, "fio-version", ["fio", "--version"], network_mode="none").strip()
+    return topo.run(image, "fio-version", ["fio", "--version"], network_mode="none",
+                    timeout=VERSION_TIMEOUT_S).strip()
+
+
+_ERR = re.compile(r"\berr=\s*(\d+)")
+
+
+def error_number(output: str) -> int | None:
+    """The first non-zero error number fio reports for a job in its normal output: its own `err=N`
+    field of the job's summary line (28: ENOSPC); None if every job reports 0 or none is found."""
+    return next((int(n) for n in _ERR.findall(output or "") if int(n)), None)
+
+
+def json_error_number(out_dir: Path, name: str) -> int | None:
+    """The first non-zero `error` fio's JSON result NAME.json in `out_dir` gives a job (28: ENOSPC),
+    or its last report NAME.status.json's in a watched run; None (no result, one fio did not finish,
+    or every job's error is 0)."""
+    for path in (Path(out_dir) / f"{name}.json", Path(out_dir) / f"{name}{STATUS_SUFFIX}"):
+        try:
+            text = path.read_text(errors="replace")
+        except OSError:
+            continue
+        docs = status_docs(text[text.find("{"):] if "{" in text else "")   # fio may write a line before it
+        if docs:
+            return next((int(j["error"]) for j in docs[-1].get("jobs", []) if isinstance(j, dict) and j.get("error")),
+                        None)
+    return None
 
 
 def command(out_dir: Path, name: str, job: str, *extra_args: str) -> list[str]:
@@ -152,8 +183,14 @@ def run_in_container(topo, image: str, job: Path, out_dir: Path, name: str, *, v
     cmd = command(out_dir, name, str(rel), *extra_args)
     if kw.get("nano_cpus") or kw.get("cpu_quota"):
         cmd = ["sh", "-c", f'"$@"; rc=$?; cat {CPU_STAT} > {name}.cpu.stat 2>/dev/null; exit $rc', "fio", *cmd]
-    output = topo.run(image, name, cmd, volumes=vols, working_dir="/out", timeout=timeout,
-                      network_mode="none", **kw)
+    try:
+        output = topo.run(image, name, cmd, volumes=vols, working_dir="/out", timeout=timeout,
+                          network_mode="none", **kw)
+    except Failed as e:   # fio's own word on why (its JSON's error number), where there is one
+        if not isinstance(e, Failure) and json_error_number(out_dir, name) == errno.ENOSPC:
+            named = getattr(e, "disk_full", None)   # the container's, naming its fullest mount (infra)
+            raise (named() if named else DiskFull(f"the files of fio job {name}")) from e
+        raise
     (out_dir / f"{name}.stdout.txt").write_text(output)
     return result(out_dir, name)
 

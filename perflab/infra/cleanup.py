@@ -1,19 +1,24 @@
 """Runs and what they leave: who owns a run directory (its runner's PID and start time), and
 giving back everything a run recorded in its ledger or labelled in Docker. `perflab clean` removes
-exactly that and nothing else, and leaves a run whose runner is still alive alone unless --force
-is given; `perflab clean --check` lists what is left.
+only what the kernel or the engine shows is the run's (perflab.infra.ledger's proofs; a ledger is
+untrusted input), says what it left alone and why, and leaves a run whose runner is still alive
+alone unless --force is given; `perflab clean --check` lists what is left.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from perflab.infra.labels import docker_client, docker_objects, remove_docker_objects, run_dirs_by_run
-from perflab.infra.ledger import EXISTS, PATH_KINDS, Ledger, ours, process_alive, proc_start_time, remove_entry
+from perflab.errors import Refused
+from perflab.infra.labels import docker_objects, remove_docker_objects, run_dirs_by_run
+from perflab.infra.ledger import Ledger, Run, exists, process_alive, proc_start_time, refusal
 
 OWNER = "owner.json"
+#: what a run name is (perflab's run ids: `<lab>-<UTC stamp>-<hex>`, `conditions-<stamp>`): never a path
+RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,199}")
 
 
 def write_owner(run_dir: Path) -> None:
@@ -26,11 +31,31 @@ def run_active(run_dir: Path) -> bool:
         o = json.loads((Path(run_dir) / OWNER).read_text())
     except (OSError, ValueError):
         return False
-    return o.get("pid") != os.getpid() and process_alive(o["pid"], o.get("start_time"))
+    pid = o.get("pid") if isinstance(o, dict) else None
+    return isinstance(pid, int) and pid != os.getpid() and process_alive(pid, o.get("start_time"))
 
 
 def runs_root(root: Path) -> Path:
     return Path(root) / "data" / "runs"
+
+
+def run_name(value: str) -> str:
+    """`value` as a run name (`perflab clean --run`); Refused (exit 2) when it is anything else."""
+    if not RUN_NAME.fullmatch(value or ""):
+        raise Refused(f"--run {value!r}: not a run name (a run id under data/runs: letters, digits, '-' and '_', "
+                      "starting with a letter or digit; never a path)")
+    return value
+
+
+def run_dirs(root: Path, run_id: str | None = None) -> tuple[list[Path], list[str]]:
+    """The run directories to clean (all, or the one named) and, for a named one that is a symbolic link,
+    the line saying it is left alone. Only real directories directly under data/runs are runs."""
+    base = runs_root(root)
+    if run_id:
+        d = base / run_name(run_id)
+        return ([], [f"left alone: {d}: a symbolic link, not a run directory under {base}"]) if d.is_symlink() \
+            else ([d] if d.is_dir() else [], [])
+    return sorted(d for d in base.glob("*") if d.is_dir() and not d.is_symlink()) if base.is_dir() else [], []
 
 
 @dataclass
@@ -38,32 +63,25 @@ class Leftover:
     run_id: str
     kind: str
     ident: str
+    why: str | None = None   # set when it is there but not proven perflab's ("left alone: ...")
 
     def __str__(self):
-        return f"{self.kind} {self.ident} (run {self.run_id})"
+        return f"{self.why} (run {self.run_id})" if self.why else f"{self.kind} {self.ident} (run {self.run_id})"
 
 
 def clean_run(run_dir: Path, client=None) -> list[str]:
-    """Remove what one run recorded or labelled; return what failed. Processes go first (so
-    nothing creates more objects meanwhile), then Docker objects, then the other host objects."""
-    run_dir = Path(run_dir)
+    """Remove what one run recorded or labelled, each host object only once proven the run's; return
+    what stays, one line each ("could not remove: ..." or "left alone: ..."). Processes go first (so
+    nothing creates more objects meanwhile), then Docker objects, then the other host objects.
+    `client`: a Docker client, None when no engine answers."""
     led = Ledger(run_dir)
-    failed = []
-
-    def remove(entries):
-        for e in entries:
-            if e["kind"] in PATH_KINDS and not ours(e["id"], run_dir):
-                failed.append(f"{e['kind']} {e['id']}: not a place perflab makes for run {run_dir.name}, left alone")
-                continue
-            if remove_entry(e):
-                led.release(e["kind"], e["id"])
-            else:
-                failed.append(f"{e['kind']} {e['id']}")
-
-    remove([e for e in led.open_entries() if e["kind"] == "process"])
-    failed += remove_docker_objects(client, run_dir.name)
-    remove([e for e in led.open_entries() if e["kind"] != "process"])
-    return failed
+    stays = []
+    for e in [e for e in led.open_entries() if e.get("kind") == "process"]:
+        stays += filter(None, [led.give_back(e, client)])
+    stays += [f"could not remove: {f}" for f in remove_docker_objects(client, led.dir.name)]
+    for e in [e for e in led.open_entries() if e.get("kind") != "process"]:
+        stays += filter(None, [led.give_back(e, client)])
+    return stays
 
 
 def _active(dirs: list[Path], client) -> set[str]:
@@ -75,39 +93,37 @@ def _active(dirs: list[Path], client) -> set[str]:
     return active
 
 
-def clean(root: Path, run_id: str | None = None, force: bool = False) -> tuple[list[str], list[str]]:
-    """Clean every run (or one). Returns (cleaned run ids, failures)."""
-    client = docker_client()
-    base = runs_root(root)
-    dirs = [base / run_id] if run_id else sorted(p for p in base.glob("*") if p.is_dir()) if base.exists() else []
+def clean(root: Path, run_id: str | None = None, force: bool = False, client=None) -> tuple[list[str], list[str]]:
+    """Clean every run (or the one named). Returns (cleaned run ids, what stays: one line each).
+    `client`: a Docker client; None when no engine answers (then only host objects are given back,
+    each as far as the host alone proves it the run's)."""
+    dirs, stays = run_dirs(root, run_id)
     active = _active(dirs, client) if not force else set()
-    done, failed = [], []
+    done = []
     for d in dirs:
         if d.name in active:
             continue
-        if d.exists():
-            failed += clean_run(d, client)
-            done.append(d.name)
+        stays += clean_run(d, client)
+        done.append(d.name)
     # Labelled objects whose run directory is gone (deleted by hand) are still perflab's.
     if run_id is None:
-        failed += remove_docker_objects(client, None, skip_runs=active)
+        stays += [f"could not remove: {f}" for f in remove_docker_objects(client, None, skip_runs=active)]
     elif run_id not in active:   # a live run's objects are its runner's until it ends (or --force)
-        failed += remove_docker_objects(client, run_id)
-    return done, failed
+        stays += [f"could not remove: {f}" for f in remove_docker_objects(client, run_id)]
+    return done, stays
 
 
-def leftovers(root: Path, include_active: bool = False) -> list[Leftover]:
-    client = docker_client()
-    base = runs_root(root)
-    dirs = sorted(p for p in base.glob("*") if p.is_dir()) if base.exists() else []
+def leftovers(root: Path, include_active: bool = False, client=None) -> list[Leftover]:
+    """What runs left: labelled Docker objects (with `client`), and recorded host objects still there,
+    those not proven the run's with the line saying why (`why`)."""
+    dirs, _ = run_dirs(root)
     active = set() if include_active else _active(dirs, client)
     out = [Leftover(r, k, n) for k, n, r in docker_objects(client) if r not in active]
     for d in dirs:
         if d.name in active:
             continue
+        run = Run(Ledger(d).dir, client)
         for e in Ledger(d).open_entries():
-            if e["kind"] in PATH_KINDS and not ours(e["id"], d):
-                continue    # not perflab's to remove (clean_run says so when asked to)
-            if EXISTS[e["kind"]](e):
-                out.append(Leftover(d.name, e["kind"], e["id"]))
+            if exists(e):
+                out.append(Leftover(d.name, str(e.get("kind")), str(e.get("id")), refusal(e, run)))
     return out

@@ -13,11 +13,13 @@ Front page, "Nothing left behind"; the chapters show each lab's topology.
 """
 from __future__ import annotations
 
-from perflab.errors import Failed
+from perflab.errors import DiskFull, EngineLost, Failed, Failure, OomKilled, TimedOut, disk_full
 
 import contextlib
+import errno
 import logging
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -28,7 +30,99 @@ log = logging.getLogger(__name__)
 
 
 class ContainerFailed(Failed, RuntimeError):
-    """A container exited non-zero; the message carries the tail of its output."""
+    """A container exited non-zero; the message carries the tail of its output, `container` the
+    container (when there is one: a caller may read its mounts, perflab.fio.jobs)."""
+
+    def __init__(self, message: str, container=None, name: str = "?"):
+        super().__init__(message)
+        self.container, self.name = container, name
+
+    def disk_full(self) -> DiskFull:
+        """The DiskFull this exit means when the caller knows it was ENOSPC (fio's JSON error 28)."""
+        return disk_full_in(self.container, self.name) if self.container is not None \
+            else DiskFull(f"the files of container {self.name}")
+
+
+class WaitTimedOut(TimedOut, TimeoutError):
+    """A wait in a lab (a container, a file, a readiness test) went past its limit."""
+
+
+#: how long a container run to completion (Topology.run) may take when its caller gives no limit and
+#: the run's estimate is unknown: longer than any lab's full preset, short of for ever
+RUN_TIMEOUT_S = 4 * 3600.0
+#: the run's estimated seconds (its plan's total), set by the session in the notebook's kernel; a
+#: container's default limit is RUN_MARGIN times it plus RUN_EXTRA_S (start-up, a busy machine)
+ESTIMATE_ENV = "PERFLAB_RUN_ESTIMATE_S"
+RUN_MARGIN, RUN_EXTRA_S = 3.0, 600.0
+
+
+def default_timeout() -> float:
+    """The limit of a container run whose caller gives none: from the run's estimate, else RUN_TIMEOUT_S."""
+    try:
+        estimate = float(os.environ.get(ESTIMATE_ENV, ""))
+    except ValueError:
+        return RUN_TIMEOUT_S
+    return RUN_MARGIN * estimate + RUN_EXTRA_S if estimate > 0 else RUN_TIMEOUT_S
+
+
+def _engine_errors() -> tuple[type, ...]:
+    """The exception classes that mean the engine went away or hung mid-request."""
+    import http.client
+
+    import requests.exceptions
+    import urllib3.exceptions
+
+    return (requests.exceptions.ConnectionError, requests.exceptions.ChunkedEncodingError,
+            requests.exceptions.Timeout, urllib3.exceptions.ProtocolError, urllib3.exceptions.TimeoutError,
+            http.client.RemoteDisconnected, http.client.IncompleteRead, ConnectionError, TimeoutError)
+
+
+#: the engine's HTTP answers that mean it is going down or cannot serve (a 500 is an ordinary
+#: failure of the request, e.g. a container that cannot start, and stays one)
+ENGINE_DOWN_STATUS = (502, 503, 504)
+
+
+def engine_failure(e: BaseException, where: str) -> EngineLost | None:
+    """The EngineLost that exception `e`, raised by a Docker SDK call during `where`, means; or None.
+    By class: requests' and urllib3's connection errors, a reply cut short or never sent, and a 502,
+    503 or 504 from the engine."""
+    import docker.errors
+
+    if isinstance(e, Failure):
+        return None
+    if isinstance(e, docker.errors.APIError):
+        status = getattr(getattr(e, "response", None), "status_code", None)
+        return EngineLost(where, f"HTTP {status}") if status in ENGINE_DOWN_STATUS else None
+    if isinstance(e, _engine_errors()):
+        return EngineLost(where, type(e).__name__)
+    return None
+
+
+def as_failure(e: BaseException, where: str) -> Failure | None:
+    """Exception `e` named by its cause (perflab.errors.Failure), or None when it has none: a
+    Failure already, a lost engine (engine_failure), a full disk on the host (OSError ENOSPC)."""
+    import requests.exceptions
+
+    if isinstance(e, Failure):
+        return e
+    lost = disk_full(e) or engine_failure(e, where)
+    # a Docker call given a time limit of its own (c.wait(timeout=...) in a lab) that passed it, while
+    # the engine still answers: a time-out, not a lost engine
+    if isinstance(e, requests.exceptions.ReadTimeout) and labels.docker_client() is not None:
+        return TimedOut(f"a Docker call in {where}", None, "the engine answers")
+    return lost
+
+
+@contextlib.contextmanager
+def engine_call(where: str):
+    """Around Docker SDK calls: an exception that means the engine went away becomes EngineLost(where)."""
+    try:
+        yield
+    except Exception as e:  # noqa: BLE001 - classified by class; anything else goes on as it was
+        lost = engine_failure(e, where)
+        if lost is None:
+            raise
+        raise lost from e
 
 
 #: Topology.container's default `seccomp`: the filter chosen for the image (seccomp.profile_for).
@@ -100,8 +194,9 @@ class Topology:
 
     # -- objects --
     def network(self, name: str, internal: bool = False, **kw):
-        net = self.client.networks.create(self._name(name), driver="bridge", internal=internal,
-                                          labels=self.labels, check_duplicate=True, **kw)
+        with engine_call(f"creating network {name}"):
+            net = self.client.networks.create(self._name(name), driver="bridge", internal=internal,
+                                              labels=self.labels, check_duplicate=True, **kw)
         self._objects.append(("network", net))
         return net
 
@@ -114,7 +209,8 @@ class Topology:
             d = base / name
             d.mkdir()
             kw["driver_opts"] = {"type": "none", "o": "bind", "device": str(d)}
-        vol = self.client.volumes.create(self._name(name), labels=self.labels, **kw)
+        with engine_call(f"creating volume {name}"):
+            vol = self.client.volumes.create(self._name(name), labels=self.labels, **kw)
         self._objects.append(("volume", vol))
         return vol
 
@@ -147,30 +243,23 @@ class Topology:
         if opts:
             kw["security_opt"] = opts
         kw = limits.container_kwargs(kw)   # perflab run --cpus, unless the lab set a limit of its own
-        c = self.client.containers.create(
-            image, command, name=self._name(name), labels=self.labels, detach=detach,
-            network=getattr(network, "name", network), cap_add=list(cap_add) or None,
-            devices=list(devices) or None, volumes=volumes, mounts=mounts, environment=environment,
-            working_dir=working_dir, cpuset_cpus=cpuset_cpus, **kw)
+        with engine_call(f"creating container {name}"):
+            c = self.client.containers.create(
+                image, command, name=self._name(name), labels=self.labels, detach=detach,
+                network=getattr(network, "name", network), cap_add=list(cap_add) or None,
+                devices=list(devices) or None, volumes=volumes, mounts=mounts, environment=environment,
+                working_dir=working_dir, cpuset_cpus=cpuset_cpus, **kw)
         self._objects.append(("container", c))
-        c.start()
+        with engine_call(f"starting container {name}"):
+            c.start()
         return c
 
     def run(self, image: str, name: str, command, timeout: float | None = None, **kw) -> str:
-        """Run a container to completion; return its output; raise ContainerFailed on a non-zero
-        exit (with the last lines of its output) or when it outlives `timeout` seconds."""
+        """Run a container to completion; return its output. Past `timeout` s (default_timeout() if
+        None) raise WaitTimedOut; on a non-zero exit OomKilled, DiskFull (fio's error 28) or
+        ContainerFailed with the last lines of its output; EngineLost if the engine goes away."""
         c = self.container(image, name, command, **kw)
-        try:
-            res = c.wait(timeout=timeout) if timeout else c.wait()
-        except Exception as e:  # requests' ReadTimeout and friends, or the engine going away
-            within = f"within {timeout:g} s" if timeout else "(no time limit)"
-            raise ContainerFailed(f"{name}: did not finish {within}: {type(e).__name__}: {e}") from None
-        out = c.logs(stdout=True, stderr=True).decode(errors="replace")
-        code = res.get("StatusCode", -1)
-        if code != 0:
-            tail = "\n".join(out.splitlines()[-20:])
-            raise ContainerFailed(f"{name}: exit code {code}\n{tail}")
-        return out
+        return finished(c, name, timeout or default_timeout())
 
     def remove(self, obj) -> None:
         """Remove one object early (e.g. a finished fio container)."""
@@ -182,36 +271,135 @@ class Topology:
                 return
 
 
+def finished(c, name: str, timeout: float) -> str:
+    """Wait (at most `timeout` s) for container c, called `name` in messages, to exit; its output if it
+    exited 0, else the failure its state and output name (see Topology.run)."""
+    import requests.exceptions
+
+    t0 = time.monotonic()
+    with engine_call(f"the wait for container {name}"):
+        try:
+            res = c.wait(timeout=timeout)
+        except requests.exceptions.ReadTimeout:
+            if time.monotonic() - t0 < timeout:
+                raise   # the engine hung before the limit: EngineLost
+            raise WaitTimedOut(f"container {name}", timeout) from None
+        out = c.logs(stdout=True, stderr=True).decode(errors="replace")
+        code = res.get("StatusCode", -1)
+        if code != 0:
+            c.reload()
+    if code == 0:
+        return out
+    if (c.attrs.get("State") or {}).get("OOMKilled"):
+        raise OomKilled(name)
+    if fio_errno(out) == errno.ENOSPC:
+        raise disk_full_in(c, name)
+    tail = "\n".join(out.splitlines()[-20:])
+    raise ContainerFailed(f"{name}: exit code {code}\n{tail}", c, name)
+
+
+def _host_dir(c, mount: dict) -> str | None:
+    """Where on the host a mount of container c writes: a bind's source, a volume's bound directory
+    (a --scratch volume: its `device` option) or its mount point in Docker's own directory."""
+    if mount.get("Type") == "volume" and mount.get("Name"):
+        with contextlib.suppress(Exception):
+            with engine_call(f"reading volume {mount['Name']}"):
+                opts = c.client.volumes.get(mount["Name"]).attrs.get("Options") or {}
+            if opts.get("device"):
+                return opts["device"]
+    return mount.get("Source")
+
+
+def disk_full_in(c, name: str) -> DiskFull:
+    """The DiskFull a container's ENOSPC means: the writable mount of c whose host directory has the
+    least free space (named with that space), or the container's name when none can be read."""
+    free = []
+    for mount in (c.attrs.get("Mounts") or []):
+        d = _host_dir(c, mount) if mount.get("RW", True) else None
+        with contextlib.suppress(OSError, TypeError):
+            st = os.statvfs(d)
+            free.append((st.f_bavail * st.f_frsize, d, mount.get("Destination", "?")))
+    if not free:
+        return DiskFull(f"the files of container {name}")
+    space, d, dest = min(free)
+    return DiskFull(f"{d} ({dest} in container {name})", space // 2**20)
+
+
+def fio_errno(output: str) -> int | None:
+    """The error number fio reports for a job in its normal output (`err=28` in a job's summary line,
+    fio's own field), or None; a JSON result's `error` is read by perflab.fio.jobs."""
+    from perflab.fio.jobs import error_number
+
+    return error_number(output)
+
+
 #: how long a command run in a container may take, unless its caller says (a hung fio, dd or mount
 #: would otherwise hold a run for ever: the Docker SDK's exec has no timeout of its own)
 EXEC_TIMEOUT_S = 1800.0
+#: the Docker client's socket waits this long past an exec's own limit before the engine is taken
+#: for lost (coreutils' `timeout` stops the command first: TERM at the limit, KILL 10 s later)
+EXEC_SOCKET_GRACE_S = 60.0
 
 
-class ExecTimedOut(Failed, TimeoutError):
+class ExecTimedOut(WaitTimedOut):
     """A command in a container ran past its time and was stopped; the message names it and its last line."""
+
+    def __init__(self, where: str, limit_s: float, last: str):
+        Failure.__init__(self, where, f"{where} still ran after {limit_s:g} s and was stopped (last output: "
+                                      f"{last[-200:]}): see the run's papermill.log, then `perflab clean`")
+        self.limit_s = limit_s
+
+
+_widen_lock = threading.Lock()
+_widened: dict[int, tuple[float, int]] = {}   # id(api client): (its own timeout, calls widening it)
+
+
+@contextlib.contextmanager
+def socket_timeout(c, seconds: float):
+    """The Docker client's socket timeout (120 s, labels.docker_client) raised to at least `seconds`
+    while a call that may rightly stay quiet that long (an exec) is made on container c; put back after.
+    A hung engine still ends the call: at that time, not never."""
+    api = getattr(getattr(c, "client", None), "api", None)
+    if api is None or not isinstance(getattr(api, "timeout", None), (int, float)):
+        yield
+        return
+    with _widen_lock:
+        own, n = _widened.get(id(api), (api.timeout, 0))
+        _widened[id(api)] = (own, n + 1)
+        api.timeout = max(api.timeout, seconds)
+    try:
+        yield
+    finally:
+        with _widen_lock:
+            own, n = _widened.pop(id(api))
+            if n > 1:
+                _widened[id(api)] = (own, n - 1)
+            else:
+                api.timeout = own
 
 
 def exec_sh(c, cmd: list[str] | str, timeout: float = EXEC_TIMEOUT_S) -> tuple[int, str]:
     """Run a command in container c under coreutils' `timeout` (in every image perflab builds: TERM at
     `timeout` s, KILL 10 s later); its exit code and output. A command stopped that way raises
-    ExecTimedOut naming it, its time limit and its last line of output."""
+    ExecTimedOut naming it, its time limit and its last line of output; a lost engine EngineLost."""
     argv = ["sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
+    shown = f"'{(cmd if isinstance(cmd, str) else ' '.join(cmd))[:200]}' in container {getattr(c, 'name', '?')}"
     t0 = time.monotonic()
-    r = c.exec_run(["timeout", "-k", "10", f"{timeout:g}", *argv])
+    with engine_call(shown), socket_timeout(c, timeout + 10 + EXEC_SOCKET_GRACE_S):
+        r = c.exec_run(["timeout", "-k", "10", f"{timeout:g}", *argv])
     out = r.output.decode(errors="replace") if r.output else ""
     # 124: stopped by TERM; 137: by KILL. Either code of the command's own is told apart by the time
     if r.exit_code in (124, 137) and time.monotonic() - t0 >= timeout:
         last = next((ln for ln in reversed(out.strip().splitlines()) if ln.strip()), "no output")
-        shown = cmd if isinstance(cmd, str) else " ".join(cmd)
-        raise ExecTimedOut(f"'{shown[:200]}' in container {getattr(c, 'name', '?')} still ran after {timeout:g} s "
-                           f"and was stopped (last output: {last[-200:]})")
+        raise ExecTimedOut(shown, timeout, last)
     return r.exit_code, out
 
 
 def wait_for_file(c, path: str, timeout: float, what: str) -> None:
     """Until `path` exists in container c; if the container stops first, fail with its output."""
     def ready():
-        c.reload()
+        with engine_call(what):
+            c.reload()
         if c.status not in ("running", "created"):
             tail = c.logs(tail=20).decode(errors="replace")
             raise ContainerFailed(f"{what}: the container stopped ({c.status})\n{tail}")
@@ -226,7 +414,7 @@ def wait_until(pred, timeout: float, what: str, interval: float = 0.2):
         if v:
             return v
         time.sleep(interval)
-    raise TimeoutError(f"{what}: not ready after {timeout:g} s")
+    raise WaitTimedOut(what, timeout)
 
 
 def first_write(path: Path, timeout: float = 120.0, what: str = "fio's first write") -> int:
@@ -241,7 +429,8 @@ def running_until(c, t_end: float, what: str) -> None:
     """Until `t_end` (epoch s), check twice a second that container c still runs; if it ends first,
     fail at once with `what` and the last of its output (a job that died before a lab's change)."""
     while time.time() < t_end:
-        c.reload()
+        with engine_call(what):
+            c.reload()
         if c.status != "running":
             raise ContainerFailed(f"{what}:\n" + c.logs().decode(errors="replace")[-2000:])
         time.sleep(min(0.5, max(0.0, t_end - time.time())))

@@ -5,9 +5,12 @@ cannot forget the bookkeeping; after a crash `perflab clean` finds what the ledg
 
     with loop_device(s.ledger, "/dev/shm/x/jbod1") as dev: ...
     with scratch_dir(s.ledger, Path("/dev/shm/perflab-RUN")) as d: ...
-    with tbf(s.ledger, "veth1234", "rate", "10mbit", "burst", "32kb", "latency", "400ms"): ...
+    with tbf(s.ledger, "veth1234", "rate", "10mbit", "burst", "32kb", "latency", "400ms", container=c): ...
     with process(s.ledger, ["perf", "stat", ...], "perf stat") as proc: ...
     with filesystem(s.ledger, dev, Path("/mnt/x"), ["mkfs.ext4", "-q"]) as mnt: ...
+
+Each is removed only once the kernel (or the engine) shows it is the run's (perflab.infra.ledger's
+proofs); a process carries the run's marker in its environment for that.
 
 (ZFS pools and zram devices: perflab.infra.zfs; slowdisk mounts: perflab.infra.slowdisk.mounted
 with `ledger=`; Docker objects carry labels instead: perflab.infra.labels.)
@@ -16,23 +19,26 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Iterator
 
 from perflab.errors import Failed
 from perflab.infra import hostcmd
-from perflab.infra.ledger import Ledger, remove_entry
+from perflab.infra.ledger import Ledger
 
 
 class HostObjectError(Failed, RuntimeError):
     """A host object could not be made (no free loop device, tc refused a qdisc)."""
 
 
-def _give_back(ledger: Ledger, entry: dict) -> None:
-    """Remove the object; release its ledger entry only when it is gone (else `perflab clean` retries)."""
-    if remove_entry(entry):
-        ledger.release(entry["kind"], entry["id"])
+def _give_back(ledger: Ledger, entry: dict, client=None) -> None:
+    """Remove the object once proven the run's (perflab.infra.ledger); release its ledger entry only
+    when it is gone, else say what stays (`perflab clean` retries and says it again)."""
+    line = ledger.give_back(entry, client)
+    if line:
+        print(f"perflab: {line}", file=sys.stderr)
 
 
 @contextlib.contextmanager
@@ -85,23 +91,28 @@ def filesystem(ledger: Ledger, dev: str, mountpoint: Path, mkfs: list[str], time
 
 
 @contextlib.contextmanager
-def tbf(ledger: Ledger, dev: str, *args: str) -> Iterator[str]:
-    """A tbf qdisc at the root of network device `dev` (`args`: tc's tbf options, e.g. "rate",
-    "10mbit", ...); the lab may `tc qdisc replace` it with other rates inside the block."""
-    ledger.record("tc", dev, qdisc="tbf")
+def tbf(ledger: Ledger, dev: str, *args: str, container) -> Iterator[str]:
+    """A tbf qdisc at the root of network device `dev`, the host-side veth of `container` (a Docker
+    SDK container of the run's); `args`: tc's tbf options, e.g. "rate", "10mbit", ...). The lab may
+    `tc qdisc replace` it with other rates inside the block. The container's id and the interface's
+    ifindex are recorded: what proves the qdisc the run's when it is removed."""
+    entry = {"kind": "tc", "id": dev, "qdisc": "tbf", "container": container.id,
+             "ifindex": int(Path(f"/sys/class/net/{dev}/ifindex").read_text())}
+    ledger.record("tc", dev, **{k: v for k, v in entry.items() if k not in ("kind", "id")})
     try:
         hostcmd.run(["tc", "qdisc", "replace", "dev", dev, "root", "tbf", *args], timeout=30)
         yield dev
     finally:
-        _give_back(ledger, {"kind": "tc", "id": dev, "qdisc": "tbf"})
+        _give_back(ledger, entry, client=container.client)
 
 
 @contextlib.contextmanager
 def process(ledger: Ledger, argv: list[str], what: str, stop_timeout: float = 30.0,
             **popen) -> Iterator[subprocess.Popen]:
     """A process of the host's, recorded as soon as it has a PID; on the way out it is given
-    `stop_timeout` seconds to end by itself, then killed."""
-    proc = subprocess.Popen(argv, **popen)
+    `stop_timeout` seconds to end by itself, then killed. Its environment (`env=`, default this
+    process's) carries the run's marker (Ledger.child_env)."""
+    proc = subprocess.Popen(argv, **{**popen, "env": ledger.child_env(popen.get("env"))})
     ledger.record_process(proc.pid, what)
     try:
         yield proc

@@ -21,7 +21,13 @@ import sys
 from pathlib import Path
 
 from perflab.config.manifest import SUITES, Manifest
-from perflab.errors import Failed
+from perflab.errors import Failed, TimedOut
+
+#: the base image's bootstrap (a pull, or debootstrap from Debian's mirrors) and one image's
+#: `docker build` (apt installs, fio built from source for nfsfio): minutes; past these, a hung
+#: mirror or engine, not a slow one
+BOOTSTRAP_TIMEOUT_S = 1800.0
+BUILD_TIMEOUT_S = 3600.0
 
 
 def docker_bin() -> str:
@@ -31,8 +37,12 @@ def docker_bin() -> str:
 
 def ensure_base(root: Path, im) -> None:
     """The base image that image `im` (a manifest Image) starts FROM: present, pulled, or bootstrapped."""
-    subprocess.run(["bash", str(root / "scripts" / "bootstrap-base-image.sh"), im.base], check=True,
-                   stdout=sys.stderr, env={**os.environ, "DOCKER": docker_bin(), "SUITE": im.suite})
+    try:
+        subprocess.run(["bash", str(root / "scripts" / "bootstrap-base-image.sh"), im.base], check=True,
+                       stdout=sys.stderr, env={**os.environ, "DOCKER": docker_bin(), "SUITE": im.suite},
+                       timeout=BOOTSTRAP_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise TimedOut(f"the base image {im.base} (scripts/bootstrap-base-image.sh)", BOOTSTRAP_TIMEOUT_S) from None
 
 
 def dockerfile_text(im) -> str:
@@ -75,7 +85,11 @@ def build(m: Manifest, names: list[str] | None = None, quiet: bool = True) -> di
         cmd = [docker_bin(), "build", "--force-rm", "-t", im.tag, "-f", "-",
                "--label", "org.perflab.image=" + name, "--label", "org.perflab.suite=" + im.suite,
                "--label", "org.perflab.inputs=" + fingerprint(m, name), str(im.context)]
-        r = subprocess.run(cmd, input=dockerfile_text(im), capture_output=quiet, text=True)
+        try:
+            r = subprocess.run(cmd, input=dockerfile_text(im), capture_output=quiet, text=True,
+                               timeout=BUILD_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise TimedOut(f"docker build of {im.tag}", BUILD_TIMEOUT_S) from None
         if r.returncode != 0:
             tail = "\n".join(((r.stdout or "") + (r.stderr or "")).splitlines()[-30:])
             raise Failed(f"docker build of {im.tag} failed (its last lines follow)\n{tail}")

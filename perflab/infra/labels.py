@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+from perflab.errors import Failed
+
 LABEL_OWNER = "org.perflab.owner"
 LABEL_RUN = "org.perflab.run"
 LABEL_LAB = "org.perflab.lab"
@@ -46,16 +48,31 @@ def run_dirs_by_run(client) -> dict[str, str]:
     return out
 
 
-def docker_client():
-    """A Docker client, or None when no engine answers (then there is nothing labelled to find;
-    `no_engine_reason` says why, for a message)."""
+class NoEngine(Failed):
+    """No Docker engine answers where one is needed to look (exit 3): the message names the engine and
+    what to do."""
+
+
+def engine():
+    """A Docker client whose engine answers; NoEngine (exit 3) with `no_engine_reason` when none does."""
     try:
         import docker
 
         c = docker.from_env(timeout=120)
         c.ping()
         return c
-    except Exception:  # noqa: BLE001
+    except ImportError:
+        raise NoEngine(f"no Docker engine answers: {no_engine_reason()}") from None
+    except Exception as e:  # noqa: BLE001  (DockerException, requests' errors)
+        raise NoEngine(f"no Docker engine answers: {no_engine_reason(str(e))}") from None
+
+
+def docker_client():
+    """A Docker client, or None when no engine answers (for callers to whom no engine means nothing
+    to do; one that must look says it could not: `engine`)."""
+    try:
+        return engine()
+    except NoEngine:
         return None
 
 

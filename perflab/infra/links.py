@@ -77,7 +77,8 @@ class VethLinks:
 
     def add(self, j: int, container, mbit: float) -> None:
         self.devs[j] = host_veth(container)
-        self.stack.enter_context(hostobjects.tbf(self.ledger, self.devs[j], "rate", _kbit(mbit), *TBF))
+        self.stack.enter_context(hostobjects.tbf(self.ledger, self.devs[j], "rate", _kbit(mbit), *TBF,
+                                                 container=container))
 
     def set_rate(self, j: int, mbit: float) -> None:
         _tc(["qdisc", "replace", "dev", self.devs[j], "root", "tbf", "rate", _kbit(mbit), *TBF])

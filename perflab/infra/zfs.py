@@ -68,11 +68,8 @@ def shared_export(ledger: Ledger, path: Path):
     try:
         yield path
     finally:
-        from perflab.infra.ledger import remove_entry
-
         for kind, ident in (("mount", str(path)), ("path", str(path.parent))):
-            if remove_entry({"kind": kind, "id": ident}):
-                ledger.release(kind, ident)
+            ledger.give_back({"kind": kind, "id": ident})
 
 
 @contextlib.contextmanager
@@ -93,22 +90,19 @@ def lab_containers(s, lp: LabPaths, zram_bytes: int | None = None):
 @contextlib.contextmanager
 def zram_device(ledger: Ledger, size_bytes: int):
     """A fresh zram block device of `size_bytes` (RAM-backed: an SSD-like cache tier), removed
-    afterwards. The kernel picks its number at hot_add, so it is recorded right after that, before
-    it is given a size or used."""
-    from perflab.infra.ledger import remove_entry
-
+    afterwards. The kernel picks its number at hot_add, so it is recorded right after that with the
+    size it is about to be given (what proves it the run's when it is removed), before it is used."""
     ctl = Path("/sys/class/zram-control/hot_add")
     if not ctl.exists():
         raise ExecFailed("no zram in this kernel (/sys/class/zram-control missing)")
     idx = int(ctl.read_text().strip())
     dev = f"/dev/zram{idx}"
-    ledger.record("zram", dev)
+    ledger.record("zram", dev, disksize=int(size_bytes))
     try:
         Path(f"/sys/block/zram{idx}/disksize").write_text(str(size_bytes))
         yield dev
     finally:
-        if remove_entry({"kind": "zram", "id": dev}):
-            ledger.release("zram", dev)
+        ledger.give_back({"kind": "zram", "id": dev, "disksize": int(size_bytes)})
 
 
 def mirrored_server(s, topo: Topology, lp: LabPaths, model: DiskModel, mirrors: int, disk_bytes: int,

@@ -10,6 +10,11 @@ by the mount's time 0), and the run's phases (progress.jsonl). The lab itself do
 it. The page is served from the process that runs the notebook, so it stops with the run,
 interrupted or not, once the page has had LINGER_S to show the end and the link to the finished
 notebook.
+
+A source that cannot be read (a damaged line, a file that shrank, a reader's bug) costs only itself:
+the poller goes on with the others and the next tick; the page shows "could not read <source>:
+<error>" until that source reads well again, and the run's ``live.log`` says so once when it
+begins, changes or ends (the poller itself failing as a whole is caught, shown and logged alike).
 """
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ import re
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -30,6 +36,8 @@ from perflab.fio.jobs import read_status
 __all__ = ["Counters", "DeviceLogs", "Events", "FioStatus", "LiveRun", "LIVE_LIST", "cumulative_bins", "job_bins"]
 
 LIVE_LIST = "live.jsonl"   # the run's list of what the page reads (perflab.fio.jobs appends to it)
+LIVE_LOG = "live.log"     # what went wrong in the page's poller, a line when it begins, changes or ends
+TICK = "the run's sources"   # the key of an error of a whole tick (not one source's)
 DDIRS = ("read", "write", "trim")
 
 
@@ -99,19 +107,19 @@ class DeviceLogs:
         self.dir, self.label = Path(path), label
         self.disks: dict[str, Follower] = {}
 
-    def poll(self) -> int:
+    def followers(self) -> dict[str, Follower]:
+        """Each disk's reader, by disk (none before the mount has written its time 0)."""
         try:
             epoch = int((self.dir / "mount.epoch_ms").read_text().strip())
         except (OSError, ValueError):   # not mounted yet, or the line being written
-            return 0
-        n = 0
+            return {}
         for p in sorted(self.dir.glob("*.log")):
-            if p.name.endswith(".wait.log"):
-                continue
-            if p.stem not in self.disks:
+            if not p.name.endswith(".wait.log") and p.stem not in self.disks:
                 self.disks[p.stem] = Follower(p, "fio", offset_ms=epoch)
-            n += self.disks[p.stem].poll()
-        return n
+        return self.disks
+
+    def poll(self) -> int:
+        return sum(f.poll() for f in self.followers().values())
 
     def maps(self) -> dict[str, HeatMap]:
         """Each disk's map so far (the disks with I/O)."""
@@ -221,19 +229,22 @@ class Events(_Lines):
 
 
 class LiveRun:
-    """The page of one run, from `start()` until `finish()`: polls the run's sources twice a second."""
+    """The page of one run, from its making until `finish()`: polls the run's sources twice a second
+    (`interval_s`); what it could not read is in `errors` (source -> the line the page shows)."""
 
-    def __init__(self, run_dir: Path, lab: str, port: int = 0):
-        self.run_dir, self.lab = Path(run_dir), lab
+    def __init__(self, run_dir: Path, lab: str, port: int = 0, interval_s: float = 0.5):
+        self.run_dir, self.lab, self.interval_s = Path(run_dir), lab, interval_s
         self.buckets = Buckets.loglinear()
         self.builder = MapBuilder(buckets=self.buckets)
         self.jobs: dict[str, MapBuilder] = {}   # the same, one map per fio job (the page's breakdown)
         self.sources: dict[str, FioStatus] = {}
         self.devices: dict[str, DeviceLogs] = {}   # by directory
         self.counters: dict[str, Counters] = {}    # by file
-        self.events, self.samples, self.ended, self.listed = 0, 0, False, 0
-        self.lock = threading.Lock()
+        self.events, self.samples, self.ended, self.listed, self.list_offset = 0, 0, False, 0, 0
+        self.errors: dict[str, str] = {}
+        self.lock = threading.RLock()
         self._stop = threading.Event()
+        self._finished = False
         self.page = LivePage(self.data, f"perflab run {lab} (live)", port,
                              extra={"/notebook.ipynb": self._notebook})
         self.url = self.page.url
@@ -241,43 +252,115 @@ class LiveRun:
         self._thread.start()
 
     def _loop(self) -> None:
-        while not self._stop.wait(0.5):
+        while not self._stop.wait(self.interval_s):
+            self._tick()
+
+    def _tick(self) -> None:
+        """One poll, whatever it raises caught, shown and logged: the poller tries again next tick."""
+        try:
             self.poll()
+        except Exception as e:  # noqa: BLE001 - the page says it and goes on
+            self._note(TICK, e)
+        else:
+            self._note(TICK, None)
+
+    def _say(self, text: str) -> None:
+        """A line in the run's live.log (a log that cannot be written is not worth stopping the page)."""
+        try:
+            with open(self.run_dir / LIVE_LOG, "a") as f:
+                f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {text}\n")
+        except OSError:
+            pass
+
+    def _note(self, key: str, error: BaseException | None) -> None:
+        """`key`'s error now (None: it read well): kept for the page, logged when it begins, changes or ends."""
+        with self.lock:
+            was = self.errors.get(key)
+            if error is None:
+                if was is not None:
+                    del self.errors[key]
+                    self._say(f"{key}: reads well again")
+                return
+            what = f"could not read {key}: {type(error).__name__}: {error}"[:500]
+            if what != was:
+                self.errors[key] = what
+                self._say(what)
+
+    def _name(self, path: str | Path) -> str:
+        """A source as the page names it: its path in the run directory, else as listed."""
+        try:
+            return str(Path(path).relative_to(self.run_dir))
+        except ValueError:
+            return str(path)
+
+    def _read(self, path: str, poll: Callable[[], int]) -> int:
+        """`poll()` of one source, its error caught; the error is cleared once it reads something."""
+        try:
+            n = poll()
+        except Exception as e:  # noqa: BLE001 - one source's failure is that source's only
+            self._note(self._name(path), e)
+            return 0
+        if n:
+            self._note(self._name(path), None)
+        return n
+
+    def _list(self) -> None:
+        """The sources the run listed since the last look (whole lines; a bad line is shown, and skipped)."""
+        data = _read_from(self.run_dir / LIVE_LIST, self.list_offset)
+        whole = data[:data.rfind(b"\n") + 1]
+        self.list_offset += len(whole)
+        for line in whole.decode(errors="replace").splitlines():
+            self.listed += 1
+            try:
+                if line.strip():
+                    self._add(json.loads(line))
+            except Exception as e:  # noqa: BLE001 - that line's source only (it stays on the page)
+                self._note(f"{LIVE_LIST} line {self.listed}", e)
+
+    def _add(self, src: dict) -> None:
+        if src.get("kind") == "fio-status":
+            self.sources.setdefault(src["path"], FioStatus(Path(src["path"])))
+        elif src.get("kind") == "device-logs" and src["dir"] not in self.devices:
+            self.devices[src["dir"]] = DeviceLogs(Path(src["dir"]), src.get("label", "disks"))
+        elif src.get("kind") == "counters" and src["path"] not in self.counters:
+            self.counters[src["path"]] = Counters(
+                Path(src["path"]), src.get("label", "counters"), int(src.get("column", 0)),
+                float(src.get("scale", 1.0)), src.get("unit", "per second"), json.loads(src.get("names", "{}")),
+                src.get("key"))
+        elif src.get("kind") == "events" and src["path"] not in self.counters:
+            self.counters[src["path"]] = Events(Path(src["path"]), src.get("label", "events"), src["pattern"],
+                                                src.get("unit", "per second"))
+
+    def _reports(self, reports: list[tuple[int, dict[str, dict[int, int]]]]) -> int:
+        """fio's reports counted into the map and each job's; how many there were."""
+        for t_ms, per_job in reports:
+            for job, diff in per_job.items():
+                rows = np.zeros(self.buckets.n + 1, np.int64)
+                np.add.at(rows, self.buckets.index(np.fromiter(diff, np.int64, len(diff))),
+                          np.fromiter(diff.values(), np.int64, len(diff)))
+                at = np.array([t_ms - 1], np.int64)
+                self.builder.add_rows(at, rows[None, :])
+                self.jobs.setdefault(job, MapBuilder(buckets=self.buckets)).add_rows(at, rows[None, :])
+                self.events += int(rows.sum())
+        return len(reports)
 
     def poll(self) -> None:
-        lst = self.run_dir / LIVE_LIST
-        if lst.exists():
-            lines = lst.read_text().splitlines()
-            for line in lines[self.listed:]:
-                src = json.loads(line)
-                if src.get("kind") == "fio-status":
-                    self.sources.setdefault(src["path"], FioStatus(Path(src["path"])))
-                elif src.get("kind") == "device-logs" and src["dir"] not in self.devices:
-                    self.devices[src["dir"]] = DeviceLogs(Path(src["dir"]), src.get("label", "disks"))
-                elif src.get("kind") == "counters" and src["path"] not in self.counters:
-                    self.counters[src["path"]] = Counters(
-                        Path(src["path"]), src.get("label", "counters"), int(src.get("column", 0)),
-                        float(src.get("scale", 1.0)), src.get("unit", "per second"), json.loads(src.get("names", "{}")),
-                        src.get("key"))
-                elif src.get("kind") == "events" and src["path"] not in self.counters:
-                    self.counters[src["path"]] = Events(Path(src["path"]), src.get("label", "events"), src["pattern"],
-                                                        src.get("unit", "per second"))
-            self.listed = len(lines)
+        """Read what each source gained; a source that fails is noted (`errors`), the others go on."""
         with self.lock:
-            for dev in self.devices.values():
-                dev.poll()
-            for c in self.counters.values():
-                self.samples += c.poll()
-            for src in self.sources.values():
-                for t_ms, per_job in src.poll():
-                    for job, diff in per_job.items():
-                        rows = np.zeros(self.buckets.n + 1, np.int64)
-                        np.add.at(rows, self.buckets.index(np.fromiter(diff, np.int64, len(diff))),
-                                  np.fromiter(diff.values(), np.int64, len(diff)))
-                        at = np.array([t_ms - 1], np.int64)
-                        self.builder.add_rows(at, rows[None, :])
-                        self.jobs.setdefault(job, MapBuilder(buckets=self.buckets)).add_rows(at, rows[None, :])
-                        self.events += int(rows.sum())
+            self._list()
+            for d, dev in self.devices.items():   # a disk at a time: a damaged log stops only its own map
+                try:
+                    disks = dev.followers()
+                except Exception as e:  # noqa: BLE001 - that directory's only
+                    self._note(self._name(d), e)
+                    continue
+                self._note(self._name(d), None)
+                for f in disks.values():
+                    self._read(str(f.path), f.poll)
+            for f, c in self.counters.items():
+                self.samples += self._read(f, c.poll)
+            for f, src in self.sources.items():
+                self._read(f, lambda src=src: self._reports(src.poll()))
 
     def phases(self) -> list[tuple[str, float]]:
         """(phase, its start on the wall clock, s) in the order the run began them (progress.jsonl)."""
@@ -295,6 +378,19 @@ class LiveRun:
         return out
 
     def data(self) -> dict:
+        """What /map.json answers: the maps, the counters, the phases, and `errors` (the lines the page
+        shows of what could not be read); its own failure is noted as well, then raised (an error 500)."""
+        try:
+            d = self._data()
+        except Exception as e:  # noqa: BLE001 - said on the page (LivePage answers it) and in the log
+            self._note("the page's data", e)
+            raise
+        self._note("the page's data", None)
+        with self.lock:
+            d["errors"] = list(self.errors.values())
+        return d
+
+    def _data(self) -> dict:
         with self.lock:
             hm = self.builder.result(kind="fio-status", sources=list(self.sources))
             jobs = {j: b.result(kind="fio-status") for j, b in self.jobs.items()}
@@ -344,14 +440,25 @@ class LiveRun:
         return (f.read_bytes(), "application/x-ipynb+json") if self.ended and f.exists() else None
 
     def finish(self, linger_s: float = LINGER_S) -> None:
-        """The run has ended: read what is left, say so on the page, keep it up `linger_s`, stop."""
+        """The run has ended: read what is left, say so on the page, keep it up `linger_s` (Ctrl-C ends
+        that early), stop. Raises nothing (what fails is logged in live.log); a second call does nothing."""
+        if self._finished:
+            return
+        self._finished = True
         self._stop.set()
         self._thread.join(timeout=5)
-        self.poll()
+        if self._thread.is_alive():   # a poll stuck on a source: the page keeps what it has
+            self._say("the poller did not stop within 5 s: the page shows what it had read")
+        else:
+            self._tick()
         self.ended = True
         try:
             time.sleep(linger_s)
-        finally:
-            self.page.close()
-            for dev in self.devices.values():
-                dev.close()
+        except KeyboardInterrupt:
+            pass
+        closes = [("the page", self.page.close)] + [(self._name(d), v.close) for d, v in self.devices.items()]
+        for what, close in closes:
+            try:
+                close()
+            except Exception as e:  # noqa: BLE001 - the run's end goes on
+                self._say(f"could not close {what}: {type(e).__name__}: {e}")

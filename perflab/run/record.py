@@ -13,6 +13,9 @@ runner says otherwise. Schema (front page, "What a run leaves"):
     checks      [{name, passed, value, expected}]
     phases      [{name, started, ended, expected_s}]
     sanity      [{rule, source, job, ddir, saw, message, why}]: benchmarking-trap warnings (perflab.analysis.sanity)
+    error       the one line that says why a run did not complete (null if it did)
+    failure     why it stopped, named by its cause where it was caught (perflab.errors.Failure):
+                {kind: disk-full | engine-lost | oom-killed | timeout, where, message}; absent otherwise
 """
 from __future__ import annotations
 
@@ -146,6 +149,14 @@ class RunRecord:
             d["status"] = status
             if error:
                 d["error"] = error
+        return self.update(f)
+
+    def failure(self, failure: dict) -> dict:
+        """Why the run stopped, named by its cause (perflab.errors.Failure.record()); the first one
+        recorded stays (a later failure is what the first one caused)."""
+        def f(d):
+            if not d.get("failure"):
+                d["failure"] = failure
         return self.update(f)
 
     def provenance(self, **kv) -> dict:

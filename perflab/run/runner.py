@@ -9,12 +9,17 @@ Order of work, and why:
    or SIGTERM the runner interrupts the kernel (the lab's context managers clean up), waits, then
    kills what is left by PID, and removes everything labelled or recorded for the run.
 5. run.json gets its final status: complete, failed (the notebook raised), or incomplete
-   (interrupted). The last line on stdout is the run directory.
+   (interrupted), and `failure` when the cause is known ({kind, where, message}: written by the
+   kernel where the lab's run caught it, or here: a full disk, a lost engine, the notebook's time
+   limit). The last line on stdout is the run directory.
+Every wait has a limit: the notebook as a whole and each of its cells NOTEBOOK_MARGIN times the
+plan's estimate plus NOTEBOOK_EXTRA_S (NOTEBOOK_TIMEOUT_S for a lab with no plan).
 Exit codes: 0 complete with every check passed, 1 a check failed, 2 refused parameters or unmet
 requirement, 3 the run failed, 130 interrupted.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -26,7 +31,7 @@ from pathlib import Path
 
 from perflab.infra import images
 from perflab.config import params as params_mod, values as values_mod
-from perflab.infra import cleanup, labels, ledger, limits, lock, scratch, seccomp
+from perflab.infra import cleanup, containers, labels, ledger, limits, lock, scratch, seccomp
 from perflab.analysis import checks
 from perflab.run import labcontract, progress, provenance
 from perflab.config.manifest import SUITES, Lab, Manifest
@@ -34,8 +39,19 @@ from perflab.run.record import RunRecord
 from perflab.run.session import create_run
 from perflab.fio.live import LIVE_ENV
 
-from perflab.errors import EXIT_CHECK, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED, Refused, explain  # noqa: F401
+from perflab.errors import (EXIT_CHECK, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED,  # noqa: F401
+                            Failure, Refused, TimedOut, from_record)
 KILL_GRACE_S = 60
+#: the notebook's limit (papermill as a whole, and each cell): this times the plan's estimate plus
+#: NOTEBOOK_EXTRA_S (images, container start-up, figures, a busy machine); a lab without a plan:
+#: NOTEBOOK_TIMEOUT_S
+NOTEBOOK_MARGIN, NOTEBOOK_EXTRA_S, NOTEBOOK_TIMEOUT_S = 3.0, 900.0, 6 * 3600.0
+
+
+def notebook_limit(lab: Lab, values: dict) -> float:
+    """How long the lab's notebook may run, in s, from the run's own plan (see NOTEBOOK_MARGIN)."""
+    estimate = sum(t for _, t in labcontract.load(lab).plan(values))
+    return NOTEBOOK_MARGIN * estimate + NOTEBOOK_EXTRA_S if estimate > 0 else NOTEBOOK_TIMEOUT_S
 
 
 
@@ -82,16 +98,18 @@ class _Interrupt:
         self.signum = signum
 
 
-def _kernel_pids(run_dir: Path) -> list[tuple[int, int | None]]:
-    return [(int(e["id"]), e.get("start_time")) for e in ledger.Ledger(run_dir).open_entries()
-            if e["kind"] == "process" and e.get("what") == "notebook kernel"]
+def _kernel_pids(run_dir: Path) -> list[int]:
+    """The notebook kernel's PID, once the kernel shows it is this run's (ledger.prove_process)."""
+    run = ledger.Run(Path(run_dir))
+    return [int(e["id"]) for e in ledger.Ledger(run_dir).open_entries()
+            if e["kind"] == "process" and e.get("what") == "notebook kernel" and ledger.prove_process(e, run) is None]
 
 
 def _stop(proc: subprocess.Popen, run_dir: Path, stop: _Interrupt) -> None:
     """Interrupt the kernel (KeyboardInterrupt in the running cell: the lab cleans up), then wait
     for papermill; past the grace period kill papermill and the kernel by PID."""
-    for pid, st in _kernel_pids(run_dir):
-        if ledger.process_alive(pid, st):
+    for pid in _kernel_pids(run_dir):
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGINT)
     t_end = time.time() + KILL_GRACE_S
     while proc.poll() is None and time.time() < t_end:
@@ -102,7 +120,10 @@ def _stop(proc: subprocess.Popen, run_dir: Path, stop: _Interrupt) -> None:
             proc.wait(10)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:   # SIGKILL cannot be refused; what is left, the ledger has
+                print(f"perflab: papermill (pid {proc.pid}) still there 10 s after SIGKILL", file=sys.stderr)
 
 
 def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: bool = False,
@@ -238,7 +259,7 @@ def _run_locked(m: Manifest, lab: Lab, preset: str, values: dict, record: bool, 
     started = time.time()
     stop = _Interrupt()
     old = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
-    status, error, rc = "failed", None, EXIT_FAILED
+    status, error, rc, failure = "failed", None, EXIT_FAILED, None
     proc = watched = None
     try:
         if live:
@@ -247,33 +268,28 @@ def _run_locked(m: Manifest, lab: Lab, preset: str, values: dict, record: bool, 
             watched = LiveRun(run_dir, lab.name, port)
             print(f"perflab: watch it at {watched.url} (127.0.0.1 only; the page stops with the run)",
                   file=sys.stderr, flush=True)
-        proc = _start_notebook(m, lab, preset, values, run_dir, variant, live=watched is not None)
-        _watch(proc, lab, run_dir, started, stop, quiet)
+        limit = notebook_limit(lab, values)
+        proc = _start_notebook(m, lab, preset, values, run_dir, variant, live=watched is not None, limit=limit)
+        _watch(proc, lab, run_dir, started, stop, quiet, limit)
         if stop.signum is not None:
             status, rc, error = "incomplete", EXIT_INTERRUPTED, f"interrupted by {signal.Signals(stop.signum).name}"
         elif proc.returncode == 0:
             status, rc = "complete", EXIT_OK
         else:
             status, rc = "failed", EXIT_FAILED
-            error = _notebook_error(run_dir)
+            error = _failed_notebook(rec, run_dir)
     except BaseException as e:  # noqa: BLE001 - the record must say what happened
         status = "incomplete" if isinstance(e, KeyboardInterrupt) else "failed"
         rc = EXIT_INTERRUPTED if isinstance(e, KeyboardInterrupt) else EXIT_FAILED
-        error = f"{type(e).__name__}: {e}"
+        failure = containers.as_failure(e, f"the run of lab {lab.name}")
+        error = str(failure) if failure else f"{type(e).__name__}: {e}"
         if proc is not None and proc.poll() is None:
             _stop(proc, run_dir, stop)
     finally:
-        failed = cleanup.clean_run(run_dir, labels.docker_client())
-        if variant is not None:  # however the run ended, the lab's raw files keep no planted value
-            variant.scrub(run_dir)
-        if failed:
-            error = (error + "; " if error else "") + "cleanup failed for: " + ", ".join(failed)
-        rec.provenance(ended=provenance.now_iso(), duration_s=round(time.time() - started, 1))
-        doc = rec.set_status(status, error)
+        doc = _close(rec, run_dir, status, error, failure, started, variant)
+        _step("restoring the signal handlers", lambda: [signal.signal(s, h) for s, h in old.items()])
         if watched is not None:   # the page says the run ended, links the notebook, then stops
-            watched.finish()
-        for s, h in old.items():
-            signal.signal(s, h)
+            _step("stopping the run's page", watched.finish)
     (run_dir / cleanup.OWNER).unlink(missing_ok=True)
     failed_checks = [c["name"] for c in doc.get("checks", []) if checks.failed(c)]
     _summary(doc, run_dir, quiet)
@@ -289,10 +305,41 @@ def _run_locked(m: Manifest, lab: Lab, preset: str, values: dict, record: bool, 
     return rc
 
 
+def _step(what: str, fn):
+    """fn(), or None when it raised (said on stderr): one step of the end of a run, which must not
+    keep the steps after it from running."""
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001
+        print(f"perflab: {what} failed: {type(e).__name__}: {e}", file=sys.stderr)
+        return None
+
+
+def _close(rec: RunRecord, run_dir: Path, status: str, error: str | None, failure: Failure | None,
+           started: float, variant) -> dict:
+    """The end of a run, each step in its own try: remove what it made, scrub a mystery run, record
+    its end, its failure and its status. The run's run.json as it now reads (or as it would)."""
+    failed = _step("cleaning up", lambda: cleanup.clean_run(run_dir, labels.docker_client())) or []
+    if variant is not None:  # however the run ended, the lab's raw files keep no planted value
+        _step("scrubbing the planted values", lambda: variant.scrub(run_dir))
+    if failed:
+        error = (error + "; " if error else "") + "cleanup failed for: " + ", ".join(failed)
+    _step("recording the run's end", lambda: rec.provenance(ended=provenance.now_iso(),
+                                                             duration_s=round(time.time() - started, 1)))
+    if failure is not None:
+        _step("recording the failure", lambda: rec.failure(failure.record()))
+    doc = _step("recording the run's status", lambda: rec.set_status(status, error))
+    if doc is None:   # run.json could not be written (a full disk): say the run's end all the same
+        doc = {**(_step("reading run.json", rec.read) or {}), "status": status, "error": error}
+        doc.setdefault("lab", run_dir.name)
+    return doc
+
+
 def _start_notebook(m: Manifest, lab: Lab, preset: str, values: dict, run_dir: Path, variant,
-                    live: bool = False) -> subprocess.Popen:
+                    live: bool = False, limit: float = NOTEBOOK_TIMEOUT_S) -> subprocess.Popen:
     """papermill on the lab's notebook, in its own session, recorded in the run's ledger; `live`:
-    the lab's fio runs report once a second, listed in the run's live.jsonl (perflab.fio.jobs)."""
+    the lab's fio runs report once a second, listed in the run's live.jsonl (perflab.fio.jobs);
+    `limit`: no cell may run longer (papermill's --execution-timeout)."""
     nb_in = notebook_input(m, lab, run_dir, variant.notebook if variant else None)
     nb_out = run_dir / "notebook.ipynb"
     pfile = run_dir / "papermill-params.json"
@@ -301,7 +348,7 @@ def _start_notebook(m: Manifest, lab: Lab, preset: str, values: dict, run_dir: P
     pfile.write_text(json.dumps({"run": preset, "params": shown, "run_dir": str(run_dir)}))
     cmd = [sys.executable, "-m", "papermill", str(nb_in), str(nb_out), "-f", str(pfile),
            "--cwd", str(run_dir), "--no-progress-bar", "--log-level", "ERROR",
-           "--kernel", "python3"]
+           "--kernel", "python3", "--execution-timeout", str(int(limit))]
     with open(run_dir / "papermill.log", "w") as plog:
         proc = subprocess.Popen(cmd, stdout=plog, stderr=subprocess.STDOUT, start_new_session=True,
                                 cwd=m.root, env={**os.environ, "PERFLAB_ROOT": str(m.root),
@@ -311,9 +358,11 @@ def _start_notebook(m: Manifest, lab: Lab, preset: str, values: dict, run_dir: P
     return proc
 
 
-def _watch(proc: subprocess.Popen, lab: Lab, run_dir: Path, started: float, stop, quiet: bool) -> None:
+def _watch(proc: subprocess.Popen, lab: Lab, run_dir: Path, started: float, stop, quiet: bool,
+           limit: float = NOTEBOOK_TIMEOUT_S) -> None:
     """Wait for the notebook, showing its progress (one updating line on a terminal, a line every
-    15 s otherwise); on SIGINT or SIGTERM, stop it and return."""
+    15 s otherwise); on SIGINT or SIGTERM, stop it and return; past `limit` s from `started`, stop it
+    and raise TimedOut."""
     tty = sys.stderr.isatty() and not quiet
     last_print = 0.0
     while proc.poll() is None:
@@ -323,6 +372,9 @@ def _watch(proc: subprocess.Popen, lab: Lab, run_dir: Path, started: float, stop
             _stop(proc, run_dir, stop)
             break
         now = time.time()
+        if now - started > limit:
+            _stop(proc, run_dir, stop)
+            raise TimedOut(f"the notebook of lab {lab.name} (papermill)", limit)
         line = progress.status_line(progress.read(run_dir), started, now)
         if tty:
             print(f"\r\033[K{lab.name}: {line}", end="", file=sys.stderr, flush=True)
@@ -334,6 +386,13 @@ def _watch(proc: subprocess.Popen, lab: Lab, run_dir: Path, started: float, stop
         print(file=sys.stderr)
 
 
+def _failed_notebook(rec: RunRecord, run_dir: Path) -> str:
+    """Why the notebook failed: the cause the kernel recorded where it caught it (run.json's
+    `failure`, perflab.run.session), else the exception it stopped on (_notebook_error)."""
+    known = from_record((_step("reading run.json", rec.read) or {}).get("failure"))
+    return str(known) if known else _notebook_error(run_dir)
+
+
 def _notebook_error(run_dir: Path) -> str:
     """The exception the notebook raised (its last line in papermill's log), else the log's tail."""
     import re
@@ -343,8 +402,7 @@ def _notebook_error(run_dir: Path) -> str:
     exc = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Za-z_]\w*(?:Error|Exception|Failed|Interrupt|Exit)\b:?")
     for ln in reversed(lines):
         if exc.match(ln):
-            cause = explain(ln)
-            return (f"{cause} (the notebook stopped on: {ln[:300]})" if cause else "notebook failed: " + ln[:500])
+            return "notebook failed: " + ln[:500]
     tail = [ln for ln in lines if ln.strip()][-3:]
     return "notebook failed" + (": " + " | ".join(tail) if tail else "") + f" (see {log.name})"
 
@@ -368,7 +426,7 @@ def _summary(doc: dict, run_dir: Path, quiet: bool) -> None:
 
 # Files a reference run keeps: the raw data the chapter recomputes everything from, compactly.
 REFERENCE_SKIP = {"notebook.input.ipynb", "papermill-params.json", cleanup.OWNER, ".run.lock",
-                  "papermill.log", "progress.jsonl",
+                  "papermill.log", "progress.jsonl", "live.log",   # the live page's own errors
                   "vs-reference.txt"}   # the run against the reference it is about to replace
 
 

@@ -22,13 +22,13 @@ from pathlib import Path
 from perflab.config import manifest as manifest_mod
 from perflab.config import params as params_mod
 from perflab.run import progress, provenance
-from perflab.infra import cleanup, labels, ledger, limits, scratch, seccomp
+from perflab.infra import cleanup, containers, labels, ledger, limits, scratch, seccomp
 from perflab.run.record import RunRecord, write_json_atomic
 
 REFERENCE = "reference"
 
 
-from perflab.errors import CheckFailed, Refused  # noqa: E402,F401 - CheckFailed: the chapters' failed-check error
+from perflab.errors import CheckFailed, Failure, Refused  # noqa: E402,F401 - CheckFailed: the chapters' failed-check error
 
 
 class Session:
@@ -107,7 +107,26 @@ class Session:
             progress.append(self.data_dir, {"event": "plan", "plan": self._plan})
             total = sum(p[1] for p in self._plan)
             print(f"{self.lab.name} ({self.preset}): {len(self._plan)} phases, expected ~{total:.0f} s")
-        mod.run(self)
+            # a container's wait with no limit of its own gets one from this (containers.default_timeout)
+            os.environ[containers.ESTIMATE_ENV] = f"{total:g}"
+        try:
+            mod.run(self)
+        except Exception as e:
+            failure = self.failed(e)
+            if failure is None or failure is e:
+                raise
+            raise failure from e
+
+    def failed(self, e: BaseException) -> Failure | None:
+        """Exception `e`, raised by the lab's run, named by its cause (containers.as_failure) and
+        recorded as run.json's `failure`, for the runner in the other process; None if it has none."""
+        failure = containers.as_failure(e, f"lab {self.lab.name}'s run")
+        if failure is not None and self.record:
+            try:
+                self.record.failure(failure.record())
+            except OSError as w:   # a full disk may refuse even this: the runner reads the notebook's error
+                print(f"perflab: could not record the failure in run.json: {w}")
+        return failure
 
     @contextlib.contextmanager
     def phase(self, name: str, expected_s: float | None = None):

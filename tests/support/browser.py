@@ -395,6 +395,32 @@ class Page:
         path.write_bytes(base64.b64decode(data))
         return path
 
+    def _capture(self, path: Path, clip: dict) -> Path:
+        data = self.call("Page.captureScreenshot", {"format": "png", "clip": {**clip, "scale": 1}}, timeout=60)["data"]
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(base64.b64decode(data))
+        return path
+
+    def capture_viewport(self, path: Path) -> Path:
+        """What the reader sees now: the viewport at its own origin (page coordinates: x 0, y
+        scrollY). A capture beyond the viewport (full_page above) can come out shifted sideways."""
+        self.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))", await_promise=True)
+        y, w, h = self.evaluate("[scrollY, innerWidth, innerHeight]")
+        return self._capture(path, {"x": 0, "y": y, "width": w, "height": h})
+
+    def capture_element(self, js_element: str, path: Path) -> Path | None:
+        """One element (a JavaScript expression for it), scrolled into view and clipped to its box
+        (at most the viewport's height); None when it has no box."""
+        box = self.evaluate(f"(() => {{ const e = {js_element}; if (!e) return null; e.scrollIntoView({{block: 'center'}});"
+                            " const r = e.getBoundingClientRect(); if (r.width < 1 || r.height < 1) return null;"
+                            " return [r.left + scrollX, r.top + scrollY, r.width, Math.min(r.height, innerHeight)]; })()")
+        if not box:
+            return None
+        self.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))", await_promise=True)
+        x, y, w, h = box
+        return self._capture(path, {"x": max(0, x), "y": y, "width": w, "height": h})
+
 
 @dataclass
 class PageReport:

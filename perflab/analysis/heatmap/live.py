@@ -9,7 +9,9 @@ cell. It reads only whole lines: a line still being written waits for its newlin
 :class:`LivePage` serves the map on the loopback address only (127.0.0.1, an ephemeral port unless
 one is given): ``/`` the page, ``/plotly.min.js`` plotly.js from the installed package (the page
 works offline), ``/map.json`` the map so far. The page redraws itself once a second, says how many
-columns and events it has, and says when the source has ended. Backs ``perflab heatmap --follow``.
+columns and events it has, says when the source has ended, and lists under its state line what
+could not be read (``errors``, or the error of a ``/map.json`` that failed; it asks again a second
+later). Backs ``perflab heatmap --follow``.
 """
 from __future__ import annotations
 
@@ -162,10 +164,12 @@ PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>perflab: {title}</title><link rel="icon" href="data:,">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <script src="/plotly.min.js"></script>
-<style>body{{font-family:sans-serif;margin:1em}}#state{{margin:.5em 0}}.ended{{color:#a00;font-weight:bold}}</style>
+<style>body{{font-family:sans-serif;margin:1em}}#state{{margin:.5em 0}}.ended{{color:#a00;font-weight:bold}}
+#errors{{margin:.5em 0;padding:.3em .6em;border-left:4px solid #d60;overflow-wrap:anywhere}}#errors div+div{{margin-top:.3em}}</style>
 </head><body>
 <h1 style="font-size:1.3em">{title}</h1>
 <div id="state">waiting for the first lines...</div><a id="notebook"></a>
+<div id="errors" role="status" aria-live="polite" hidden></div>
 <div id="map" style="height:520px"></div>
 <div id="rate" style="height:240px"></div>
 <div id="counters"></div>
@@ -177,6 +181,15 @@ async function tick() {{
   let m;
   try {{ m = await (await fetch('/map.json', {{cache: 'no-store'}})).json(); }}
   catch (e) {{ document.getElementById('state').textContent = 'the server has stopped'; return; }}
+  // what could not be read (a source, or the page's data itself): a line each, until it reads well again
+  const errs = m.error ? ['could not draw the page: ' + m.error] : (m.errors || []);
+  const er = document.getElementById('errors');
+  if (er.dataset.shown !== errs.join('\\n')) {{   // rewritten only when it changes: read out once
+    er.replaceChildren(...errs.map(t => {{ const d = document.createElement('div'); d.textContent = t; return d; }}));
+    er.dataset.shown = errs.join('\\n'); er.hidden = !errs.length;
+  }}
+  document.body.dataset.errors = errs.length;
+  if (m.error) {{ setTimeout(tick, 1000); return; }}
   const st = document.getElementById('state');
   st.textContent = (m.ended ? 'ended: ' : 'following: ') + m.source + ' - ' + m.events.toLocaleString()
     + ' events, ' + m.columns + ' columns of ' + m.col_s + ' s'
@@ -259,7 +272,9 @@ tick();
 class LivePage:
     """A growing map's page, served on 127.0.0.1 from a thread of its own until ``close()``.
     ``data()`` returns what ``/map.json`` answers whenever the page asks (:func:`map_json`'s dict,
-    with ``phases``, ``phase``, ``notebook`` and ``notebook_url`` where a run has them); ``extra``
+    with ``phases``, ``phase``, ``notebook``, ``notebook_url`` and ``errors``, the lines the page shows
+    of what could not be read, where a run has them; a ``data()`` that raises is answered with a 500
+    and ``{"error": ...}``, which the page shows, asking again a second later); ``extra``
     maps other paths to a function giving (body, content type), or None for "not there (yet)"."""
 
     def __init__(self, data, title: str, port: int = 0, extra: dict | None = None):
@@ -272,20 +287,24 @@ class LivePage:
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):   # noqa: N802 - the http.server interface
-                path = self.path.split("?")[0]
+                path, status = self.path.split("?")[0], 200
                 if path in ("/", "/index.html"):
                     got = page, "text/html; charset=utf-8"
                 elif path == "/plotly.min.js":
                     got = js, "application/javascript"
                 elif path == "/map.json":
-                    got = json.dumps(data()).encode(), "application/json"
+                    try:
+                        got = json.dumps(data()).encode(), "application/json"
+                    except Exception as e:  # noqa: BLE001 - the page says it and asks again
+                        got, status = (json.dumps({"error": f"{type(e).__name__}: {e}"}).encode(),
+                                       "application/json"), 500
                 else:
                     got = extra[path]() if path in extra else None
                 if got is None:
                     self.send_error(404)
                     return
                 body, ctype = got
-                self.send_response(200)
+                self.send_response(status)
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
                 self.send_header("Cache-Control", "no-store")

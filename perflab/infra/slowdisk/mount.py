@@ -155,7 +155,7 @@ def _stop(proc: subprocess.Popen, timeout: float = 5.0) -> None:
 def mounted(backing_dir: str | os.PathLike, mountpoint: str | os.PathLike,
             model: DiskModel | None = None, log_dir: str | os.PathLike | None = None,
             log_wait: bool = False, extra_options: tuple[str, ...] = (),
-            timeout: float = 10.0) -> Iterator[SlowdiskMount]:
+            timeout: float = 10.0, env: dict | None = None) -> Iterator[SlowdiskMount]:
     """Mount ``backing_dir`` on ``mountpoint`` with slowdisk for the ``with`` block.
 
     Builds the binary if needed, starts it in the foreground (its own session, so a
@@ -165,7 +165,7 @@ def mounted(backing_dir: str | os.PathLike, mountpoint: str | os.PathLike,
     waits for the process, which flushes the device logs as it exits, and TERMs/KILLs
     only that process if it does not.  ``log_dir`` gets one ``<disk>.log`` per disk (and
     ``<disk>.wait.log`` with ``log_wait``); ``extra_options`` are more ``-o`` options
-    (e.g. ``"allow_other"``).
+    (e.g. ``"allow_other"``); ``env``: the process's environment (default: this one's).
     """
     model = (model or DiskModel()).validate()
     why = fuse_available()
@@ -198,7 +198,7 @@ def mounted(backing_dir: str | os.PathLike, mountpoint: str | os.PathLike,
         with os.fdopen(fd, "wb") as err:
             proc = subprocess.Popen([str(binary), str(backing), str(mp), "-f", "-o", ",".join(opts)],
                                     stdin=subprocess.DEVNULL, stdout=err, stderr=err,
-                                    start_new_session=True)
+                                    start_new_session=True, env=env)
         deadline = time.monotonic() + timeout
         while not is_mounted(str(mp)):
             if proc.poll() is not None:
@@ -232,12 +232,12 @@ def mounted(backing_dir: str | os.PathLike, mountpoint: str | os.PathLike,
 def recorded(ledger, backing_dir: str | os.PathLike, mountpoint: str | os.PathLike,
              model: DiskModel | None = None, **kw) -> Iterator[SlowdiskMount]:
     """:func:`mounted`, written to a run's ledger (perflab.infra.ledger): the mount before it is
-    made, the slowdisk process as soon as it runs; both released once unmounted and gone, so
-    `perflab clean` finds them after a crash."""
+    made, the slowdisk process as soon as it runs (with the run's marker in its environment); both
+    released once unmounted and gone, so `perflab clean` finds them after a crash."""
     ledger.record("mount", str(mountpoint), fuse=True)
     pid = start = None
     try:
-        with mounted(backing_dir, mountpoint, model, **kw) as m:
+        with mounted(backing_dir, mountpoint, model, **{**kw, "env": ledger.child_env(kw.get("env"))}) as m:
             pid = m.pid
             start = proc_start_time(pid)
             ledger.record_process(pid, "slowdisk")

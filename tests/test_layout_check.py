@@ -1,0 +1,143 @@
+"""The layout check (tests/support/layout.py and layout.js) can fail: each page under
+tests/data/layout/ has one defect (its file name) and is flagged with exactly that kind; the clean
+page, with a figure, a table that has the scroll cue, a code block and one search box, with none.
+The figures are drawn by the real plotly.js the book ships (plotly's package data). Chromium, no
+Docker, seconds: marked as test_browser.py's checker tests are."""
+import base64
+import shutil
+import struct
+from pathlib import Path
+
+import pytest
+
+from support import browser, layout
+
+DATA = Path(__file__).parent / "data" / "layout"
+#: page -> the kinds it must be flagged with, and no other
+EXPECTED = {
+    "clean": set(),
+    "small-figure-text": {"small-figure-text"},
+    "rotated-figure-text": {"rotated-figure-text"},
+    "thin-mark": {"thin-mark"},
+    "thin-box": {"thin-mark"},
+    "wide-block": {"wide-block"},
+    "wrapped-code-line": {"wrapped-code-line"},
+    "light-in-dark": {"light-in-dark"},
+    "past-right-edge": {"past-right-edge"},
+    "page-scrolls-sideways": {"past-right-edge", "page-scrolls-sideways"},
+    "duplicate-search": {"duplicate-search"},
+}
+
+needs_chromium = pytest.mark.skipif(browser.find_chromium() is None,
+                                    reason="needs chromium (scripts/setup-system.sh installs it)")
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    from perflab.analysis.figures import plotly_js_path
+
+    d = tmp_path_factory.mktemp("layout")
+    for f in [*DATA.glob("*.html"), *DATA.glob("*.css")]:
+        shutil.copyfile(f, d / f.name)
+    shutil.copyfile(plotly_js_path(), d / "plotly.min.js")
+    return d
+
+
+@pytest.fixture(scope="module")
+def measured(pages):
+    """page -> the defects found at 1280 px (one Chromium for all pages)."""
+    out = {}
+    with browser.Chromium() as b:
+        page = b.new_page()
+        layout.set_view(page, layout.VIEWS[0])
+        for name in EXPECTED:
+            page.goto((pages / f"{name}.html").as_uri())
+            page.wait_for(f"document.readyState === 'complete' && (() => {{ const [n, d] = {browser.FIGURES_JS};"
+                          " return n === d; })()")
+            out[name] = layout.measure(page, 1280)
+    return out
+
+
+def test_every_page_has_a_test():
+    assert {f.stem for f in DATA.glob("*.html")} == set(EXPECTED)
+    assert set().union(*EXPECTED.values()) == set(layout.KINDS)
+
+
+@needs_chromium
+@pytest.mark.parametrize("name", EXPECTED)
+def test_each_defect_is_flagged_alone(measured, name):
+    found = measured[name]
+    assert {d["kind"] for d in found} == EXPECTED[name], found
+    for d in found:      # each says where and what it measured
+        assert d["element"] and d["numbers"], d
+
+
+@needs_chromium
+def test_the_numbers_say_what_was_measured(measured):
+    small = measured["small-figure-text"]
+    assert all(d["numbers"]["font_px"] == 8 for d in small), small
+    rotated = measured["rotated-figure-text"]
+    assert {d["text"] for d in rotated} == {"Neighbours", "A second CPU"}, rotated
+    assert all(abs(d["numbers"]["angle_deg"]) == 90 and d["numbers"]["role"] == "tick" for d in rotated), rotated
+    [bar] = measured["thin-mark"]
+    assert bar["numbers"]["value"] == 0.045 and bar["numbers"]["drawn_px"] < 2 and bar["numbers"]["at"] == "step 3", bar
+    [box] = measured["thin-box"]
+    assert box["numbers"]["mark"] == "box" and box["numbers"]["value"] == [3.0, 3.02], box
+    [wide] = measured["wide-block"]
+    assert wide["numbers"]["content_px"] > wide["numbers"]["column_px"] and wide["numbers"]["overflow"] == "auto", wide
+    [code] = measured["wrapped-code-line"]
+    assert code["numbers"]["wrapped_lines"] == 1 and code["numbers"]["mid_token"] is True, code
+    [slab] = measured["light-in-dark"]
+    assert slab["numbers"]["background"] == "rgb(206,214,221)" and slab["text"] == "2009 and this run", slab
+    [search] = measured["duplicate-search"]
+    assert search["numbers"]["visible"] == 2, search
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    raw = path.read_bytes()
+    assert raw[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", raw[16:24])
+
+
+@needs_chromium
+def test_screenshots_are_taken_at_the_viewports_origin(pages, tmp_path):
+    """Viewport by viewport, each capture is the viewport (its size, at x 0 and the scroll offset):
+    a page taller than three viewports gives as many slices; each figure gives one image of its box.
+    On a phone's 390 px with mobile emulation the slices are 390 px wide."""
+    tall = pages / "tall.html"
+    tall.write_text((pages / "clean.html").read_text().replace("<p>Text.</p>", '<div style="height: 2400px"></div>'))
+    with browser.Chromium() as b:
+        page = b.new_page()
+        for view in (layout.VIEWS[0], layout.VIEWS[2]):
+            layout.set_view(page, view)
+            page.goto(tall.as_uri())
+            page.wait_for(f"(() => {{ const [n, d] = {browser.FIGURES_JS}; return n === d && n > 0; }})()")
+            shots = layout.screenshots(page, tmp_path / view.name)
+            slices = [s for s in shots if s.name.startswith("viewport-")]
+            figs = [s for s in shots if s.name.startswith("figure-")]
+            height = page.evaluate("document.documentElement.scrollHeight")
+            assert len(slices) == -(-height // view.height) >= 3, (len(slices), height)
+            assert all(_png_size(s) == (view.width, view.height) for s in slices[:-1]), [_png_size(s) for s in slices]
+            assert len(figs) == 1 and _png_size(figs[0])[0] <= view.width, figs
+            # the page scrolled to the slice it captured: scroll back to the first and compare
+            page.evaluate("window.scrollTo(0, 0)")
+            again = page.capture_viewport(tmp_path / "again.png")
+            assert base64.b64encode(again.read_bytes()) == base64.b64encode(slices[0].read_bytes())
+
+
+@needs_chromium
+def test_on_a_phone_the_edge_is_the_screens(pages):
+    """With mobile emulation, content wider than the screen widens the layout viewport (innerWidth
+    grows past 390): the check measures against the screen's 390 px, not the widened viewport."""
+    with browser.Chromium() as b:
+        page = b.new_page()
+        layout.set_view(page, layout.VIEWS[2])
+        page.goto((pages / "page-scrolls-sideways.html").as_uri())
+        page.wait_for("document.readyState === 'complete'")
+        found = layout.measure(page, 390)
+        page.goto((pages / "clean.html").as_uri())
+        page.wait_for(f"(() => {{ const [n, d] = {browser.FIGURES_JS}; return n === d && n > 0; }})()")
+        clean = layout.measure(page, 390)
+    assert {d["kind"] for d in found} == {"past-right-edge", "page-scrolls-sideways"}, found
+    assert all(d["numbers"]["viewport_px"] == 390 for d in found), found
+    assert [d["kind"] for d in clean] == [], clean
