@@ -451,8 +451,11 @@ def test_run_refuses_a_variant_for_another_lab_or_overridden(tmp_path, manifest)
 
 # ------------------------------------------------------------------------------ live
 
+# Long (make test-long): a second full bad-cable run. The same assign -> run -> grade path runs for two
+# students on a real hub in tests/test_hub.py (long too); the default run keeps grading's unit tests.
 @pytest.mark.docker
 @pytest.mark.slow
+@pytest.mark.long
 def test_live_bad_cable_variant_assign_run_grade(docker_ok, artifacts, tmp_path):
     out = tmp_path / "class"
     r = perflab_cmd("assign", "bad-cable", "--students", str(roster(tmp_path / "r.csv", 3)), "--seed", "live",

@@ -144,12 +144,14 @@ INTERRUPTS = [
     ("load", signal.SIGTERM, ["-p", "step=60s"]),
     ("nfs-layers", signal.SIGTERM, ["-p", "before=120s"]),
 ]
+#: heatmaps' volume is interrupted in the default run by the random-moment SIGINT and the SIGKILL tests below
 LONG_INTERRUPTS = {"l2arc", "benchmarking", "streaming", "dedup", "disk-model", "regression", "durability", "load",
-                   "nfs-layers"}
+                   "nfs-layers", "heatmaps"}
 
 
 @pytest.mark.parametrize("lab,sig,extra", [
-    pytest.param(lab, sig, extra, id=f"{lab}-{sig.name}", marks=[pytest.mark.long] if lab in LONG_INTERRUPTS else [])
+    pytest.param(lab, sig, extra, id=f"{lab}-{sig.name}",
+                 marks=[pytest.mark.long] if lab in LONG_INTERRUPTS else [])
     for lab, sig, extra in INTERRUPTS])
 def test_interrupted_run_cleans_up_and_is_marked_incomplete(docker_ok, artifacts, lab, sig, extra):
     before = {p.name for p in run_dirs()}

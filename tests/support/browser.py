@@ -470,9 +470,10 @@ def check_page(page: Page, source_html: str, shot: Path | None = None, timeout: 
     rep.next_href = page.evaluate("document.querySelector('a.right-next')?.href ?? null")
     rep.prev_href = page.evaluate("document.querySelector('a.left-prev')?.href ?? null")
     rep.toc_hrefs = page.evaluate("[...document.querySelectorAll('nav.bd-docs-nav a')].map(a => a.href)")
-    if shot is not None:
-        time.sleep(0.3)  # plotly's last relayout after a resize
-        rep.screenshot = str(page.screenshot(shot))
+    if shot is not None:   # the page's first screen, at the viewport's origin (a full-page capture came
+        time.sleep(0.3)    # out shifted sideways, and took 1.5 s a page; tests/support/layout.py takes
+        page.evaluate("window.scrollTo(0, 0)")   # every screen and every figure, make test-long)
+        rep.screenshot = str(page.capture_viewport(shot))
     rep.external_requests = [u for u in page.requests if not local(u, allowed_prefixes)]
     rep.problems = page.problems
     rep.seconds = round(time.monotonic() - t, 2)
