@@ -37,11 +37,33 @@ div.cell_output table td { min-width: 4.5em; }
 /* Tables written in the chapters' Markdown wrap the same way. */
 article table { display: block; max-width: 100%; overflow-x: auto; }
 article table td, article table th { min-width: 5em; }
-/* Source listings (C, bpftrace, console) wrap instead of running off a phone's screen. */
-div.highlight pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+/* Source listings (C, bpftrace, console) and printed output (traces, stacks, `zpool iostat`) keep
+   their lines whole: a line broken inside a token reads as another command, and a table of columns
+   scrambles. A block wider than its column scrolls sideways and says so: a shadow on the side that
+   has more, which moves with the content's ends ("scrolling shadows": two covers that scroll with
+   the content over two shadows that stay with the box). */
+div.highlight pre, div.cell_output pre {
+  white-space: pre; overflow-wrap: normal; overflow-x: auto;
+  --perflab-bg: var(--pst-color-surface, #f3f4f5);
+  background: linear-gradient(to right, var(--perflab-bg) 30%, transparent) left center / 2.5em 100% no-repeat local,
+              linear-gradient(to left, var(--perflab-bg) 30%, transparent) right center / 2.5em 100% no-repeat local,
+              radial-gradient(farthest-side at 0 50%, rgba(0, 0, 0, 0.3), transparent) left center / 0.9em 100% no-repeat scroll,
+              radial-gradient(farthest-side at 100% 50%, rgba(0, 0, 0, 0.3), transparent) right center / 0.9em 100% no-repeat scroll,
+              var(--perflab-bg);
+}
+html[data-theme=dark] div.highlight pre, html[data-theme=dark] div.cell_output pre {
+  background-image: linear-gradient(to right, var(--perflab-bg) 30%, transparent),
+                    linear-gradient(to left, var(--perflab-bg) 30%, transparent),
+                    radial-gradient(farthest-side at 0 50%, rgba(255, 255, 255, 0.35), transparent),
+                    radial-gradient(farthest-side at 100% 50%, rgba(255, 255, 255, 0.35), transparent);
+}
 div.cell_output .plotly-graph-div { max-width: 100%; }
-/* Printed output (traces, stacks, listings) wraps on a narrow screen instead of running off it. */
-div.cell_output pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+/* Dark mode: the theme sets every HTML output on a light slab (for outputs that assume a white
+   page). The book's own outputs follow the theme: figures restyle themselves (perflab-theme.js) and
+   the comparison panel and tables use the theme's colours, so they sit on the page as it is. */
+html[data-theme=dark] .bd-content div.cell_output .text_html:not(:has(table.dataframe)) {
+  background-color: transparent; color: inherit; padding: 0;
+}
 """
 # Dark mode: the theme darkens the page (html[data-theme="dark"]), but a plotly figure draws its own
 # white background. This script restyles every figure's background, text, grid and black lines when
