@@ -276,6 +276,8 @@ def finished(c, name: str, timeout: float) -> str:
     exited 0, else the failure its state and output name (see Topology.run)."""
     import requests.exceptions
 
+    from perflab.fio.jobs import error_number
+
     t0 = time.monotonic()
     with engine_call(f"the wait for container {name}"):
         try:
@@ -292,7 +294,7 @@ def finished(c, name: str, timeout: float) -> str:
         return out
     if (c.attrs.get("State") or {}).get("OOMKilled"):
         raise OomKilled(name)
-    if fio_errno(out) == errno.ENOSPC:
+    if error_number(out) == errno.ENOSPC:   # fio's own err=28 (its JSON: perflab.fio.jobs)
         raise disk_full_in(c, name)
     tail = "\n".join(out.splitlines()[-20:])
     raise ContainerFailed(f"{name}: exit code {code}\n{tail}", c, name)
@@ -323,14 +325,6 @@ def disk_full_in(c, name: str) -> DiskFull:
         return DiskFull(f"the files of container {name}")
     space, d, dest = min(free)
     return DiskFull(f"{d} ({dest} in container {name})", space // 2**20)
-
-
-def fio_errno(output: str) -> int | None:
-    """The error number fio reports for a job in its normal output (`err=28` in a job's summary line,
-    fio's own field), or None; a JSON result's `error` is read by perflab.fio.jobs."""
-    from perflab.fio.jobs import error_number
-
-    return error_number(output)
 
 
 #: how long a command run in a container may take, unless its caller says (a hung fio, dd or mount

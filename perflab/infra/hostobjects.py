@@ -33,7 +33,7 @@ class HostObjectError(Failed, RuntimeError):
     """A host object could not be made (no free loop device, tc refused a qdisc)."""
 
 
-def _give_back(ledger: Ledger, entry: dict, client=None) -> None:
+def give_back(ledger: Ledger, entry: dict, client=None) -> None:
     """Remove the object once proven the run's (perflab.infra.ledger); release its ledger entry only
     when it is gone, else say what stays (`perflab clean` retries and says it again)."""
     line = ledger.give_back(entry, client)
@@ -60,7 +60,7 @@ def loop_device(ledger: Ledger, backing: str) -> Iterator[str]:
     try:
         yield dev
     finally:
-        _give_back(ledger, {"kind": "loop", "id": dev, "backing": backing})
+        give_back(ledger, {"kind": "loop", "id": dev, "backing": backing})
 
 
 @contextlib.contextmanager
@@ -72,7 +72,7 @@ def scratch_dir(ledger: Ledger, path: Path) -> Iterator[Path]:
         path.mkdir(parents=True, exist_ok=True)
         yield path
     finally:
-        _give_back(ledger, {"kind": "path", "id": str(path)})
+        give_back(ledger, {"kind": "path", "id": str(path)})
 
 
 @contextlib.contextmanager
@@ -87,7 +87,7 @@ def filesystem(ledger: Ledger, dev: str, mountpoint: Path, mkfs: list[str], time
         hostcmd.run(["mount", dev, str(mountpoint)], timeout=60)
         yield mountpoint
     finally:
-        _give_back(ledger, {"kind": "mount", "id": str(mountpoint)})
+        give_back(ledger, {"kind": "mount", "id": str(mountpoint)})
 
 
 @contextlib.contextmanager
@@ -103,7 +103,7 @@ def tbf(ledger: Ledger, dev: str, *args: str, container) -> Iterator[str]:
         hostcmd.run(["tc", "qdisc", "replace", "dev", dev, "root", "tbf", *args], timeout=30)
         yield dev
     finally:
-        _give_back(ledger, entry, client=container.client)
+        give_back(ledger, entry, client=container.client)
 
 
 @contextlib.contextmanager

@@ -21,6 +21,7 @@ import pandas as pd
 from perflab.fio.live import announce
 from perflab.infra import containers, hostcmd
 from perflab.infra.containers import Topology, wait_until
+from perflab.infra.hostobjects import give_back
 from perflab.infra.labdirs import made_dirs
 from perflab.infra.ledger import Ledger
 from perflab.infra.slowdisk import DiskModel
@@ -69,7 +70,7 @@ def shared_export(ledger: Ledger, path: Path):
         yield path
     finally:
         for kind, ident in (("mount", str(path)), ("path", str(path.parent))):
-            ledger.give_back({"kind": kind, "id": ident})
+            give_back(ledger, {"kind": kind, "id": ident})
 
 
 @contextlib.contextmanager
@@ -102,7 +103,7 @@ def zram_device(ledger: Ledger, size_bytes: int):
         Path(f"/sys/block/zram{idx}/disksize").write_text(str(size_bytes))
         yield dev
     finally:
-        ledger.give_back({"kind": "zram", "id": dev, "disksize": int(size_bytes)})
+        give_back(ledger, {"kind": "zram", "id": dev, "disksize": int(size_bytes)})
 
 
 def mirrored_server(s, topo: Topology, lp: LabPaths, model: DiskModel, mirrors: int, disk_bytes: int,
