@@ -16,7 +16,10 @@ Formats (fio 3.33, checked on the book's machines):
 * Histogram log (``write_hist_log=NAME``, ``log_hist_msec=M``), ``NAME_clat_hist.1.log``:
   ``time_ms, ddir, bs, c0 .. c1855``: completion-latency counts of the interval that
   ENDS at ``time_ms`` (deltas, not running totals) in fio's 1856 log-linear bins, see
-  :func:`fio_bin_edges_ns`.  The last, partial interval of a run may be missing.
+  :func:`fio_bin_edges_ns`.  fio writes a line at the first completion at least
+  ``log_hist_msec`` after the period began (a direction's first period begins at its first
+  completion, not at the job's start), so stamps come a little late, and late after a stall.
+  The last, partial interval of a run may be missing.
 
 Large logs are parsed with ``pyarrow.csv`` (multi-threaded C++), never with Python
 loops or pandas' CSV reader; a damaged log (a truncated last line, a line with the
@@ -310,8 +313,10 @@ def read_lat_log(path: str | os.PathLike) -> pd.DataFrame:
 class HistLog:
     """A fio histogram log: one row per (interval, ddir) line.
 
-    ``time_ms`` is the END of each line's interval (ms since the job started); the
-    interval began at the previous line's time for the same ddir (0 for the first).
+    ``time_ms`` is the END of each line's interval (ms since the job started); its I/Os
+    completed after the previous line of the same ddir (the first line's after the job's
+    start; fio began its first period at the first completion, which the log does not say).
+    Where a heat map counts each line: :func:`perflab.analysis.heatmap.ingest.hist_line_times`.
     ``counts[i, j]`` is the number of I/Os of line ``i`` whose completion latency fell in
     fio bin ``j`` (edges from ``fio_bin_edges_ns(coarseness)``).
     """
@@ -331,9 +336,9 @@ class HistLog:
         return int(self.counts.sum())
 
     def interval_start_ms(self) -> np.ndarray:
-        """Start of each line's interval: the previous time stamp of the same ddir. The first
-        interval starts at 0 (the job's start) in a job-relative log; in an epoch-stamped log
-        (``log_unix_epoch=1``) one typical interval (the median step) before its end."""
+        """The earliest each line's I/Os can have completed: the previous time stamp of the same
+        ddir. For the first line, 0 (the job's start) in a job-relative log; in an epoch-stamped
+        log (``log_unix_epoch=1``) one typical interval (the median step) before its end."""
         start = np.zeros_like(self.time_ms)
         for d in sorted(set(self.ddir.tolist())):   # not np.unique: it imports numpy.ma (20 ms of a small command)
             idx = np.flatnonzero(self.ddir == d)

@@ -26,9 +26,10 @@ Buckets
 Time
     ``time_ms`` in fio's logs counts from the job's start, so that is the common origin
     when several logs are merged; column ``c`` covers ``[c*col_s, (c+1)*col_s)`` seconds.
-    A histogram-log line is stamped at the END of its interval; the interval is placed
-    in the column that holds its midpoint (so ``col_s`` should be a multiple of
-    ``log_hist_msec``).
+    A histogram-log line is stamped at the END of its period and counted whole in one
+    column: the one holding the middle of its period's second half, where fio's own parser
+    puts most of it (``ingest.hist_line_times`` says why, late and stalled lines too; so
+    ``col_s`` should be a multiple of ``log_hist_msec``).
 
 Building a map from a per-I/O log streams the file in pieces of a few MB through
 pyarrow's CSV parser (on a second thread) and counts with ``np.bincount``; memory stays

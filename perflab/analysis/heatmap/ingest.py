@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 import numpy as np
 
-from perflab.fio.logs import HIST_MIN_FIELDS, FioLogError, log_field_count, read_hist_log
+from perflab.fio.logs import EPOCH_MIN_MS, HIST_MIN_FIELDS, FioLogError, HistLog, log_field_count, read_hist_log
 from perflab.analysis.heatmap.accumulate import MAX_MAP_BYTES, Accumulator
 from perflab.analysis.heatmap.buckets import Buckets, make_buckets
 from perflab.analysis.heatmap.model import Y_KINDS, HeatMap, aligned, column_ms, pad_rows
@@ -25,13 +25,17 @@ if TYPE_CHECKING:   # the readers are imported where used: a histogram log needs
     from perflab.analysis.heatmap.sources import Events
 
 __all__ = ["MapBuilder", "from_events", "from_lat_log", "from_hist_log", "from_trace", "detect_log_kind", "log_paths",
-           "MAX_MAP_BYTES", "MAX_DIM_VALUES", "OFFSET_ROWS"]
+           "hist_line_times", "hist_period_ms", "MAX_MAP_BYTES", "MAX_DIM_VALUES", "OFFSET_ROWS",
+           "DEFAULT_HIST_PERIOD_MS"]
 
 _DDIRS = {"read": 0, "write": 1, "trim": 2, "sync": 3}
 #: A drill-down draws at most this many values of its dimension; later ones share one map, "other".
 MAX_DIM_VALUES = 32
 #: Rows of an offset map: the row height doubles until the largest offset fits in this many.
 OFFSET_ROWS = 256
+#: The period (log_hist_msec) of a histogram log whose stamps cannot show it (one line a direction):
+#: the interval fio's own parser assumes unless told, and every lab's log_hist_msec in this book.
+DEFAULT_HIST_PERIOD_MS = 1000
 
 
 def log_paths(paths) -> list[Path]:
@@ -273,6 +277,64 @@ def from_trace(paths, form: str, col_s: float = 1.0, sub: int = 8, linear_ns: in
                        from_first=True)
 
 
+def hist_period_ms(h: HistLog) -> dict[int, float]:
+    """The period (log_hist_msec) of each direction's lines, from their stamps.
+
+    fio writes one line per period, and after a stall one line per period missed (a ms or so apart,
+    as soon as I/Os complete again), so the mean step from a direction's first stamp to its last is
+    the period; the median is not (in a stalled log most steps are catch-ups or long gaps). A
+    direction with one line takes the others' period, else :data:`DEFAULT_HIST_PERIOD_MS`."""
+    out: dict[int, float] = {}
+    for d in sorted(set(h.ddir.tolist())):   # not np.unique: it imports numpy.ma (20 ms of a small command)
+        t = h.time_ms[h.ddir == d]
+        span = float(t.max() - t.min()) if len(t) > 1 else 0.0
+        if span > 0:
+            out[d] = span / (len(t) - 1)
+    known = list(out.values())
+    fallback = sum(known) / len(known) if known else float(DEFAULT_HIST_PERIOD_MS)
+    return {d: out.get(d, fallback) for d in sorted(set(h.ddir.tolist()))}
+
+
+def hist_line_times(h: HistLog, period_ms: float | None = None) -> np.ndarray:
+    """The time (ms, on the log's clock) at which each line of a histogram log is counted.
+
+    A line is counted whole, at the middle of the second half of its period, the period ending at
+    its stamp or, for a line stamped more than a period after the previous one, a period after that
+    one; never before the previous line. ``period_ms`` is the log's log_hist_msec (default: from the
+    stamps, :func:`hist_period_ms`).
+    """
+    # Why this rule. fio (stat.c, add_clat_sample) begins a direction's first period at its first
+    # completion, not at the job's start; writes a line at the first completion at least one period
+    # after the period began; then moves the period's start on by exactly one period, not to the
+    # stamp. So a line holds the I/Os completed since the previous line, in a period that ended by
+    # its stamp and by one period after the previous stamp: a line stamped late after a stall
+    # closed a period that ended before the stall, and its I/Os are not spread over the stall (fio's
+    # parser does spread them). Where inside its period they completed the stamps do not say; fio's
+    # own parser (tools/hist/fiologparser_hist.py) takes each I/O from half a period before the
+    # stamp, less its latency, to the stamp: for latencies short against the period, the period's
+    # second half. Counting the whole line at the middle of that half puts it in the second fio's
+    # parser gives most of it: lines at 1,699, 2,599, ... ms land in seconds 1, 2, ... as there (the
+    # midpoint of [0, 1,699] put the first in second 0 and left second 1 empty). fio's parser also
+    # splits a line whose span crosses a second, and spreads slow I/Os back over their time in
+    # flight; here a line is one column's.
+    if period_ms is not None and not period_ms > 0:
+        raise ValueError(f"a histogram log's period must be over 0 ms, not {period_ms}")
+    at = np.zeros(len(h.time_ms), np.int64)
+    periods = hist_period_ms(h) if period_ms is None else None
+    for d in sorted(set(h.ddir.tolist())):
+        idx = np.flatnonzero(h.ddir == d)
+        idx = idx[np.argsort(h.time_ms[idx], kind="stable")]      # lines may come out of order
+        t = h.time_ms[idx].astype(np.float64)
+        p = float(period_ms) if period_ms is not None else periods[d]
+        end, start = t.copy(), t - p / 2
+        end[1:] = np.minimum(t[1:], t[:-1] + p)
+        start[1:] = np.maximum(t[:-1], end[1:] - p / 2)
+        if t[0] < EPOCH_MIN_MS:          # a job-relative log: nothing completed before the job began
+            start[0] = max(start[0], 0.0)
+        at[idx] = np.floor((start + end) / 2).astype(np.int64)
+    return at
+
+
 def _fold_map(buckets: Buckets, fio_edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Bucket of each fio bin (by its midpoint) and whether the bin lies wholly inside it."""
     lo, hi = fio_edges[:-1], fio_edges[1:]
@@ -284,7 +346,7 @@ def _fold_map(buckets: Buckets, fio_edges: np.ndarray) -> tuple[np.ndarray, np.n
 def from_hist_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None = None,
                   ddir=None, *, floor_ns: int = 128, ceil_ns: int = 2 ** 34,
                   linear_max_ns: int | None = None, t0_ms: int | None = None,
-                  max_bytes: int = MAX_MAP_BYTES) -> HeatMap:
+                  max_bytes: int = MAX_MAP_BYTES, period_ms: float | None = None) -> HeatMap:
     """Heat map of one or more fio histogram logs (``write_hist_log``, ``log_hist_msec``).
 
     fio's 1856 bins are folded into the buckets.  For log-linear buckets every fio bin
@@ -292,8 +354,11 @@ def from_hist_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None
     floor/ceiling that cuts fio bins) each fio bin goes whole to the bucket that holds
     its midpoint; :attr:`HeatMap.exact` is then False if any non-empty bin straddled a
     bucket edge, and a note says so.  Each line's time stamp is the END of its interval
-    (which began at the previous line of the same ddir, or at 0); the line's counts go
-    to the column holding the interval's midpoint.  The last, partial interval of a run
+    (fio's log_hist_msec, ``period_ms``; by default read off the stamps); each line is
+    counted whole in one column: for lines about a period apart, the one where fio's own
+    parser puts most of it, so that the first line of a log that starts late is not set
+    apart from the rest by an empty column; a line stamped late after a stall, in the
+    period it closed (:func:`hist_line_times`).  The last, partial interval of a run
     is often missing from a histogram log.  Logs of several jobs, or of several hosts of
     ``fio --client`` (epoch stamps: one clock), are merged exactly: their bucket counts are
     added, interval by interval; percentiles are computed from the sum, never averaged.
@@ -308,17 +373,17 @@ def from_hist_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None
         h = read_hist_log(path)
         if len(h.time_ms) == 0:
             continue
-        start = h.interval_start_ms()
+        at = hist_line_times(h, period_ms)   # per direction, before one is picked: its own lines
         sel = slice(None) if want is None else (h.ddir == want)
-        tm, start, counts = h.time_ms[sel], start[sel], h.counts[sel]
+        at, counts = at[sel], h.counts[sel]
         asg, exact = _fold_map(buckets, h.edges_ns)
         used = counts.any(axis=0)
         exact_all &= bool(exact[used].all())
         firsts = np.flatnonzero(np.r_[True, asg[1:] != asg[:-1]])
         sums = np.add.reduceat(counts, firsts, axis=1) if counts.size else counts[:, :0]
-        rows = np.zeros((len(tm), buckets.n + 1), np.int64)
+        rows = np.zeros((len(at), buckets.n + 1), np.int64)
         rows[:, asg[firsts]] = sums
-        acc.add_rows((start + tm) // 2, rows, str(path))   # each interval at its midpoint
+        acc.add_rows(at, rows, str(path))
     edges, counts, over = acc.result(buckets.edges_ns, trim=bool(linear_ns) and linear_max_ns is None)
     notes = [] if exact_all else ["some fio histogram bins straddle bucket edges and were "
                                   "assigned to a bucket by their midpoint"]
