@@ -3,6 +3,9 @@ with its recorded values, which summary recomputes from the raw files; both side
 runs that broke a layer fail whatever the machine. And the tracer's output as the lab reads it."""
 import json
 
+import numpy as np
+import pandas as pd
+
 from conftest import ROOT
 from perflab.analysis import checks
 
@@ -54,14 +57,64 @@ def test_a_log_device_zfs_did_not_use_fails(lab):
         assert s[name] == checks.FAIL, name
 
 
+STALLS_AT_FLUSH = "after the log device, the server's stalls waited with a transaction group's flushes"
+STALLS = {"slow_client": 8, "slow_server": 8, "slow_matched": 1.0, "slow_server_after": 5,
+          "slow_at_flush_after": 1.0, "flush_chance_after": 0.12}
+
+
 def test_stalls_the_server_did_not_see_fail_and_a_run_without_stalls_has_no_stall_checks(lab):
-    m = {**OURS, "slow_client": 10, "slow_server": 2, "slow_matched": 0.2}
+    m = {**OURS, **STALLS, "slow_client": 10, "slow_server": 2, "slow_matched": 0.2}
     assert statuses(lab, m)["the client's stalls are the server file system's"] == checks.FAIL
-    m = {**OURS, "slow_client": 1, "slow_server": 1, "slow_matched": 1.0, "slow_at_flush": 0.0}
+    m = {**OURS, **STALLS, "slow_client": 1, "slow_server": 1, "slow_matched": 1.0, "slow_server_after": 1,
+         "slow_at_flush_after": 0.0}
     s = statuses(lab, m)
     assert "the client's stalls are the server file system's" not in s
-    assert "the server's stalls waited with a transaction group's flushes" not in s
+    assert STALLS_AT_FLUSH not in s
     assert len(s) == len(lab.CHECKS) - 2
+
+
+def test_stalls_after_the_log_device_without_a_flush_fail_whatever_the_stalls_before_it(lab):
+    # before the log device every write waits for two flushes: stalls there cannot pass this check for
+    # stalls after it that no flush explains
+    m = {**OURS, **STALLS, "slow_server_after": 5, "slow_at_flush_after": 0.2}
+    assert statuses(lab, m)[STALLS_AT_FLUSH] == checks.FAIL
+    m = {**OURS, **STALLS, "slow_server_after": 2, "slow_at_flush_after": 0.0}
+    assert STALLS_AT_FLUSH not in statuses(lab, m)   # too few after the log device to say
+
+
+def test_stalls_that_catch_a_flush_no_more_often_than_chance_fail(lab):
+    # stalls so long, or flushes so frequent, that an interval as long holds a flush half the time: every
+    # stall holding one is then no sign that the commits caused them
+    m = {**OURS, **STALLS, "slow_at_flush_after": 1.0, "flush_chance_after": 0.5}
+    assert statuses(lab, m)[STALLS_AT_FLUSH] == checks.FAIL
+    m = {**OURS, **STALLS, "slow_at_flush_after": 0.8, "flush_chance_after": 0.2}
+    assert statuses(lab, m)[STALLS_AT_FLUSH] == checks.PASS
+    assert not checks.wrong_sides(lab.CHECKS, {**OURS, **STALLS}, P, nothing_excuses=True)
+
+
+def test_the_chance_of_a_flush_in_a_random_interval(lab):
+    chance = lab.analysis._chance
+    # window 0-1000 ms; a 100 ms interval starts anywhere in 0-900 and holds the flush at 500 from 400 to 500
+    assert abs(chance(np.array([500.0]), 100.0, (0.0, 1000.0)) - 100 / 900) < 1e-12
+    # two flushes 50 ms apart: their places overlap (350-500), not counted twice
+    assert abs(chance(np.array([450.0, 500.0]), 100.0, (0.0, 1000.0)) - 150 / 900) < 1e-12
+    # a flush near the window's start: only the places inside the window count
+    assert abs(chance(np.array([30.0]), 100.0, (0.0, 1000.0)) - 30 / 900) < 1e-12
+
+
+def test_a_client_stall_is_matched_by_the_server_stall_that_ran_during_it(lab):
+    t0, ms = 1_000_000.0, 1e6
+    # windows: before (t0 + 1 s, t0 + 4 s], after (t0 + 6 s, t0 + 10 s]
+    client = pd.DataFrame({"time_ms": [t0, t0 + 2000, t0 + 3000, t0 + 9000, t0 + 11000],
+                           "lat_ns": [ms, 600 * ms, ms, 80 * ms, ms]})
+    server = pd.DataFrame({"time_ms": [t0 + 1999.5, t0 + 2999.9, t0 + 5000], "lat_ns": [599 * ms, 0.9 * ms, 70 * ms]})
+    d = {"client": client, "server": server, "disks": pd.DataFrame(),
+         "events": {"add_start_ms": t0 + 4000, "change_ms": t0 + 4500}}
+    cs = lab.client_stalls(d)
+    # the 600 ms stall before the change ran with the server's 599 ms one; the 80 ms one after it with none
+    # (the server's 70 ms stall ended 4 s before it began)
+    assert list(cs.phase) == ["before", "after"]
+    assert cs.server_lat_ms.iloc[0] == 599.0 and cs.server_lat_ms.isna().tolist() == [False, True]
 
 
 def test_the_tracer_output_is_read_with_its_counters(lab, tmp_path):

@@ -30,11 +30,12 @@ run() produces, under the run directory:
                      began, change_ms when it returned), fio's end; the
                      wall clock's offset from CLOCK_MONOTONIC (the tracer's clock); the server's pid
 """
-from .analysis import EDGE_S, LAYERS, PHASES, SLOW_MS, heatmaps, layer_table, load, read_trace, stalls, summary, windows
+from .analysis import (COMMIT_GAP_MS, EDGE_S, LAYERS, PHASES, SLOW_MS, client_stalls, commits, heatmaps, layer_table,
+                       load, read_trace, server_stalls, stalls, summary, windows)
 from .checks import CHECKS
 from .experiment import (HERE, INTENT, JOB, NFS_URL, SERVER_CAPS, SLOG_MB, disk_model, job_file, plan, recordsize,
                          run, ssd_model)
 
-__all__ = ["CHECKS", "EDGE_S", "HERE", "INTENT", "JOB", "LAYERS", "NFS_URL", "PHASES", "SERVER_CAPS", "SLOG_MB", "SLOW_MS",
-           "disk_model", "heatmaps", "job_file", "layer_table", "load", "plan", "read_trace", "recordsize", "run",
-           "ssd_model", "stalls", "summary", "windows"]
+__all__ = ["CHECKS", "COMMIT_GAP_MS", "EDGE_S", "HERE", "INTENT", "JOB", "LAYERS", "NFS_URL", "PHASES", "SERVER_CAPS",
+           "SLOG_MB", "SLOW_MS", "client_stalls", "commits", "disk_model", "heatmaps", "job_file", "layer_table",
+           "load", "plan", "read_trace", "recordsize", "run", "server_stalls", "ssd_model", "stalls", "summary", "windows"]

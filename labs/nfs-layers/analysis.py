@@ -26,6 +26,9 @@ EDGE_S = (1.0, 1.5, 1.0)
 READ, WRITE, FLUSH = 0, 1, 3   # slowdisk's ddir codes
 #: a write this slow, or slower, is a stall (well above either phase's p99 at the defaults)
 SLOW_MS = 50.0
+#: after the log device, a transaction group's commit: the data disks' writes and flushes with no gap this
+#: long (ms) inside it (each commit here lasts a fraction of a second, and they come seconds apart)
+COMMIT_GAP_MS = 1000.0
 
 
 def read_trace(path: Path, offset_ns: int) -> tuple[pd.DataFrame, dict]:
@@ -143,20 +146,124 @@ def summary(d: dict) -> dict:
     return m
 
 
+def _flush_ended_during(flushes: np.ndarray, writes: pd.DataFrame) -> np.ndarray:
+    """For each write (its end time_ms and lat_ns), whether a data disk's cache flush ended while it waited.
+    `flushes`: the flushes' end times (epoch ms), sorted."""
+    ends = writes.time_ms.to_numpy()
+    starts = ends - writes.lat_ns.to_numpy() / 1e6
+    return np.searchsorted(flushes, ends, side="right") > np.searchsorted(flushes, starts, side="left")
+
+
+def _flushes(d: dict, w: tuple[float, float] | None = None) -> np.ndarray:
+    """The data disks' cache flushes' end times (epoch ms, sorted), in window `w` if given."""
+    if not len(d["disks"]):
+        return np.array([])
+    f = d["disks"][d["disks"].ddir == FLUSH]
+    return np.sort((_in(f, w) if w else f).time_ms.to_numpy().astype(float))
+
+
+def _chance(flushes: np.ndarray, length_ms: float, w: tuple[float, float]) -> float:
+    """The share of the places an interval of `length_ms` can take inside window `w` at which it holds a
+    flush's end: the baseline for "a flush ended while this write waited", were the write placed at random."""
+    lo, hi = w[0], w[1] - length_ms
+    if hi <= lo:
+        return float("nan")
+    # the interval [t, t + length] holds flush f when t lies in [f - length, f]: the union of those
+    starts, ends = np.maximum(flushes - length_ms, lo), np.minimum(flushes, hi)
+    keep = ends > starts
+    starts, ends = starts[keep], ends[keep]
+    prev = np.concatenate(([lo], ends[:-1]))   # the ends are sorted: the latest end before each is the previous
+    return float(np.clip(ends - np.maximum(starts, prev), 0, None).sum() / (hi - lo))
+
+
+def commits(d: dict) -> pd.DataFrame:
+    """After the log device, the data disks' transaction-group commits: the runs of their writes and cache
+    flushes with no gap of COMMIT_GAP_MS inside (the intent log is then on the log device, so what the data
+    disks do is the commits). One row each: start_ms (the first I/O's end), first_flush_ms and end_ms (the
+    first and the last flush's end), flushes, mib_per_disk (MiB written to each disk written, mean),
+    max_flush_ms."""
+    cols = ["start_ms", "first_flush_ms", "end_ms", "flushes", "mib_per_disk", "max_flush_ms"]
+    x = _in(d["disks"], windows(d)["after"]) if len(d["disks"]) else d["disks"]
+    x = x[x.ddir.isin([WRITE, FLUSH])].sort_values("time_ms") if len(x) else x
+    if not len(x):
+        return pd.DataFrame(columns=cols)
+    run = np.concatenate(([0], np.cumsum(np.diff(x.time_ms.to_numpy()) > COMMIT_GAP_MS)))
+    rows = []
+    for _, g in x.groupby(run):
+        fl, wr = g[g.ddir == FLUSH], g[g.ddir == WRITE]
+        if not len(fl):
+            continue
+        rows.append({"start_ms": float(g.time_ms.min()), "first_flush_ms": float(fl.time_ms.min()),
+                     "end_ms": float(fl.time_ms.max()), "flushes": len(fl),
+                     "mib_per_disk": float(wr.groupby("disk").bs.sum().mean() / 2**20) if len(wr) else 0.0,
+                     "max_flush_ms": float(fl.lat_ns.max() / 1e6)})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _spans(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's start and end (epoch ms), from its end time_ms and its lat_ns."""
+    ends = df.time_ms.to_numpy().astype(float)
+    return ends - df.lat_ns.to_numpy() / 1e6, ends
+
+
+def client_stalls(d: dict) -> pd.DataFrame:
+    """fio's writes of SLOW_MS or more in either phase's window, one row each: phase, start_ms, end_ms,
+    lat_ms, and server_lat_ms: the time of the server's stall (a stable write of SLOW_MS or more) that
+    ran while it waited, NaN where none did."""
+    w, slow, rows = windows(d), SLOW_MS * 1e6, []
+    srv = d["server"][d["server"].lat_ns >= slow]
+    s_start, s_end = _spans(srv)
+    for ph in PHASES:
+        c = _in(d["client"], w[ph])
+        c = c[c.lat_ns >= slow]
+        for a, b, lat in zip(*_spans(c), c.lat_ns.to_numpy() / 1e6):
+            hit = np.flatnonzero((s_start <= b) & (s_end >= a))
+            rows.append({"phase": ph, "start_ms": a, "end_ms": b, "lat_ms": lat,
+                         "server_lat_ms": float(srv.lat_ns.iloc[hit].max() / 1e6) if len(hit) else np.nan})
+    return pd.DataFrame(rows, columns=["phase", "start_ms", "end_ms", "lat_ms", "server_lat_ms"])
+
+
+def server_stalls(d: dict) -> pd.DataFrame:
+    """The server's stalls after the log device (stable writes of SLOW_MS or more), one row each: start_ms,
+    end_ms, lat_ms; flushes: the data disks' cache flushes that ended while it waited; commit_flushes: the
+    flushes of the commit (:func:`commits`) all of whose flushes ended while it waited, 0 if none did;
+    after_flush_ms: from the last flush that ended while it waited to its end; chance: the share of the
+    window's places for an interval as long at which it would hold a flush's end."""
+    w = windows(d)["after"]
+    fl, cm = _flushes(d, w), commits(d)
+    s = _in(d["server"], w)
+    s = s[s.lat_ns >= SLOW_MS * 1e6]
+    rows = []
+    for a, b in zip(*_spans(s)):
+        inside = fl[(fl >= a) & (fl <= b)]
+        whole = cm[(cm.first_flush_ms >= a) & (cm.end_ms <= b)] if len(cm) else cm
+        rows.append({"start_ms": a, "end_ms": b, "lat_ms": b - a, "flushes": len(inside),
+                     "commit_flushes": int(whole.flushes.max()) if len(whole) else 0,
+                     "after_flush_ms": b - inside.max() if len(inside) else np.nan,
+                     "chance": _chance(fl, b - a, w)})
+    return pd.DataFrame(rows, columns=["start_ms", "end_ms", "lat_ms", "flushes", "commit_flushes",
+                                       "after_flush_ms", "chance"])
+
+
 def stalls(d: dict) -> dict:
-    """Writes of SLOW_MS or more in either phase's window, at the client and at the server, and the
-    share of the server's that had a data disk's cache flush end while they waited (a transaction
-    group's commit flushes every disk)."""
+    """Writes of SLOW_MS or more in either phase's window, at the client and at the server, and the share of
+    fio's during which one of the server's ran; and, after the log device only, the share of the server's
+    stalls that had a data disk's cache flush end while they waited (a transaction group's commit flushes
+    every disk), beside the chance of that for an interval as long placed at random in the window. Before
+    the log device every write waits for two flushes, so a flush during a stall there says nothing of its
+    cause: the check looks after it only."""
     w = windows(d)
-    flushes = d["disks"][d["disks"].ddir == FLUSH].time_ms.to_numpy() if len(d["disks"]) else np.array([])
     slow = SLOW_MS * 1e6
-    n_client = sum(int((_in(d["client"], w[ph]).lat_ns >= slow).sum()) for ph in PHASES)
+    cs = client_stalls(d)
     srv = pd.concat([_in(d["server"], w[ph]) for ph in PHASES])
     srv = srv[srv.lat_ns >= slow]
-    ends = srv.time_ms.to_numpy()
-    starts = ends - srv.lat_ns.to_numpy() / 1e6
-    at_flush = [bool(((flushes >= a) & (flushes <= b)).any()) for a, b in zip(starts, ends)]
-    return {"slow_client": n_client, "slow_server": len(srv),
-            "slow_matched": round(len(srv) / n_client, 3) if n_client else None,
-            "slow_at_flush": round(sum(at_flush) / len(at_flush), 3) if at_flush else None,
-            "slow_max_ms": round(float(srv.lat_ns.max()) / 1e6, 1) if len(srv) else None}
+    after = _in(d["server"], w["after"])
+    stalled = (after.lat_ns >= slow).to_numpy()
+    during = _flush_ended_during(_flushes(d), after)[stalled]
+    ss = server_stalls(d)
+    return {"slow_client": len(cs), "slow_server": len(srv),
+            "slow_matched": round(float(cs.server_lat_ms.notna().mean()), 3) if len(cs) else None,
+            "slow_max_ms": round(float(srv.lat_ns.max()) / 1e6, 1) if len(srv) else None,
+            "slow_server_after": int(stalled.sum()),
+            "slow_at_flush_after": round(float(during.mean()), 3) if stalled.any() else None,
+            "flush_chance_after": round(float(ss.chance.mean()), 4) if len(ss) else None}

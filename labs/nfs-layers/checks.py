@@ -30,8 +30,13 @@ LOG_WRITES = (0.8, 1.5)      # after: log-device writes per write (the logzilla 
 FLUSHES_AFTER = 0.1          # after: data-disk cache flushes per write, at most
 GAIN_SERVER = 5.0            # the server's median, before over after: at least
 GAIN_CLIENT = 5.0            # fio's median, before over after: at least
-SLOW_MATCHED = 0.8           # the server's stalls per client stall (writes of SLOW_MS or more): at least
-SLOW_AT_FLUSH = 0.8          # the share of the server's stalls that waited with a data-disk flush: at least
+SLOW_MATCHED = 0.8           # the share of fio's stalls (writes of SLOW_MS or more) during which one of the
+#                              server's ran: at least
+SLOW_AT_FLUSH = 0.8          # after the log device, the share of the server's stalls that waited with a
+#                              data-disk flush: at least (before it every write waits for two: no test there)
+CHANCE_X = 3.0               # ... and at least this many times the share an interval as long, placed at random
+#                              in the window, would have: the commits' flushes must explain the stalls, not
+#                              merely fall in them (long stalls catch a flush more often by chance)
 SLOW_N = 3                   # ... checked where the run had at least this many
 
 CPU = "CPU: "
@@ -84,10 +89,17 @@ CHECKS = [
     Check("after it, the data disks are almost never flushed for a write", "disk_flushes_per_write_after", "<=",
           FLUSHES_AFTER, about="cache flushes the data disks received per write fio completed, after"),
     Check("the client's stalls are the server file system's", "slow_matched", ">=", SLOW_MATCHED,
-          about=f"the server's stable writes of {SLOW_MS:g} ms or more per fio write of {SLOW_MS:g} ms or more, both windows",
+          about=f"the share of fio's writes of {SLOW_MS:g} ms or more, both windows, during which one of the "
+                f"server's stable writes of {SLOW_MS:g} ms or more ran",
+          show=lambda m, p: f"{round(m['slow_matched'] * m['slow_client'])} of {m['slow_client']}",
           only_if=lambda m, p: m["slow_client"] >= SLOW_N),
-    Check("the server's stalls waited with a transaction group's flushes", "slow_at_flush", ">=", SLOW_AT_FLUSH,
-          about=f"the share of the server's stable writes of {SLOW_MS:g} ms or more during which a data disk's "
-                "cache flush ended",
-          only_if=lambda m, p: m["slow_server"] >= SLOW_N),
+    Check("after the log device, the server's stalls waited with a transaction group's flushes",
+          "slow_at_flush_after", ">=", lambda m, p: max(SLOW_AT_FLUSH, CHANCE_X * m["flush_chance_after"]),
+          about=f"the share of the server's stable writes of {SLOW_MS:g} ms or more, after the log device was "
+                "added, during which a data disk's cache flush ended (before it, every write waits for flushes)",
+          bound_about=f"the higher of {SLOW_AT_FLUSH:g} and {CHANCE_X:g} x flush_chance_after, the share an interval "
+                      "as long as a stall, placed at random in the window, would have",
+          show=lambda m, p: (f"{round(m['slow_at_flush_after'] * m['slow_server_after'])} of "
+                             f"{m['slow_server_after']} stalls (by chance: {100 * m['flush_chance_after']:.0f}%)"),
+          only_if=lambda m, p: m["slow_server_after"] >= SLOW_N),
 ]
