@@ -264,3 +264,15 @@ def test_bpftrace_status_says_why_it_did_not_run(lab):
     assert lab.bpftrace_status([], memlock, 1) == "unavailable: exit status 1, no output"
     assert lab.bpftrace_status(ok[:2], "", 0) == "unavailable: exit status 0, no stack recorded"
     assert lab.bpftrace_status([], "", None) == "unavailable: bpftrace did not finish in time"
+
+
+def test_drill_down_bars_go_on_a_log_axis_only_when_a_bar_would_vanish(lab):
+    """Step 3's bars are 63/s and 0.045/s: on a linear axis the small one is drawn 0.3 px long. Past
+    LOG_RATIO the axis is logarithmic, starts a decade below the smallest bar and says so; every bar
+    keeps its rate as a label (0.045/s, not 0.0/s). Bars within LOG_RATIO stay linear."""
+    fig = lab.fig_bars(pd.Series({"/a/formhist": 630, "/a": 0.45}), 10.0, "t", "file")
+    assert fig.layout.xaxis.type == "log" and "log scale" in fig.layout.xaxis.title.text
+    assert fig.layout.xaxis.range[0] <= -3 and list(fig.data[0].text) == ["0.045/s", "63.0/s"]
+    even = lab.fig_bars(pd.Series({"desk4": 630, "desk1": 70}), 10.0, "t", "client")
+    assert even.layout.xaxis.type in (None, "linear", "-") and "log" not in even.layout.xaxis.title.text
+    assert list(even.data[0].text) == ["7.0/s", "63.0/s"]

@@ -303,6 +303,25 @@ def test_figures_build(lab, tmp_path):
         assert fig.data
 
 
+def test_bar_figures_lie_flat_and_label_every_bar(lab, tmp_path):
+    """The neighbours' and the second CPU's bars run along x, one row per set, so that their words lie
+    flat at a phone's width: no text turned, every bar labelled, room past the longest bar for it."""
+    d = lab.load(synthetic_run(tmp_path, lab))
+    for fig in (lab.fig_neighbours(d), lab.fig_two_cpus(d)):
+        bars = [tr for tr in fig.data if tr.type == "bar"]
+        assert bars and all(tr.orientation == "h" and tr.textangle == 0 for tr in bars)
+        assert all(len(tr.text) == len(tr.x) and all(tr.text) for tr in bars)
+        assert all(y.endswith(("(cache-resident)", "(DRAM-sized)")) for tr in bars for y in tr.y)
+        for axis in ("xaxis", "xaxis2"):
+            longest = max(max(tr.x) for tr in bars if tr.xaxis == axis.replace("axis", ""))
+            assert fig.layout[axis].range[1] >= 1.2 * longest
+    # the hog is not run on the cache-resident set: the chart says so instead of drawing nothing
+    hog = next(tr for tr in lab.fig_neighbours(d).data if tr.name.startswith("CPU hog") and tr.xaxis == "x")
+    assert list(hog.text)[0] == "not measured" and list(hog.x)[0] == 0
+    gains = next(tr for tr in lab.fig_two_cpus(d).data if tr.name == "2 CPUs" and tr.xaxis == "x")
+    assert all(t.startswith("×") for t in gains.text)
+
+
 def test_cpu_shared_with_other_work_and_a_cpu_limit_are_measured(lab, tmp_path):
     """The kernel's count of fio's CPU, beside the container's own, gives other work's share; the
     cgroup's throttled time gives the CPU limit's. A run without either measures none of both."""

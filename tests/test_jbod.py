@@ -144,3 +144,29 @@ def test_job_file_one_section_per_disk(lab, tmp_path):
 def test_plan_covers_the_phases(lab):
     names = [n for n, _ in lab.plan({"phase": 14.0})]
     assert names == ["prepare", *lab.PHASES, "collect"]
+
+
+def test_disk_queues_figure_shows_every_disk_on_a_log_axis(lab):
+    """Queues thousands of times apart: one flat label per disk, a log axis that starts a decade
+    below the shortest queue, so that every bar is drawn (a linear axis drew them 0.1 px long)."""
+    disks = pd.DataFrame({"jbod": [1, 1, 2, 2], "slot": [1, 2, 1, 2], "queue": [0.006, 0.005, 16.0, 15.9]})
+    fig = lab.fig_disk_queues(disks, [2])
+    bar = fig.data[0]
+    assert bar.orientation == "h" and list(bar.y) == ["001/1", "001/2", "002/1", "002/2"]
+    assert fig.layout.xaxis.type == "log" and fig.layout.xaxis.dtick == 1
+    lo, hi = fig.layout.xaxis.range
+    assert lo <= np.log10(0.005) - 1 + 1e-9 and hi > np.log10(16.0)
+    assert list(fig.layout.yaxis.tickvals) == list(bar.y)
+    assert list(bar.marker.color) == [lab.CALM, lab.CALM, lab.SLOW, lab.SLOW]
+
+
+def test_sunburst_has_no_empty_slices_and_flat_labels(lab):
+    """A JBOD or a disk without a slow write gets no slice (its label would be drawn at no size), and
+    the JBODs without one are named under the chart instead."""
+    disks = pd.DataFrame({"jbod": [1, 1, 2, 2], "slot": [1, 2, 1, 2], "disk": ["a", "b", "c", "d"],
+                          "outliers": [0, 0, 30, 0]})
+    fig = lab.fig_outliers_sunburst(disks, 220)
+    sb = fig.data[0]
+    assert list(sb.ids) == ["J2", "J2/c"] and all(v > 0 for v in sb.values)
+    assert sb.insidetextorientation == "horizontal" and fig.layout.uniformtext.minsize >= 10
+    assert any("JBOD 001" in a.text for a in fig.layout.annotations)

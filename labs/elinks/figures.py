@@ -37,8 +37,22 @@ def fig_requests_per_second(d: dict):
     return fig
 
 
+#: a drill-down's bars go on a log axis when the busiest is more than this many times the quietest:
+#: beyond it the quietest bar is drawn under 2 px at a phone's width on a linear axis
+LOG_RATIO = 50
+
+
+def _rate(r: float) -> str:
+    """A rate as a bar's label: 63.0/s, 7.1/s, 0.045/s (two significant figures below 1, not 0.0)."""
+    return f"{r:,.1f}/s" if r >= 1 else f"{r:.2g}/s"
+
+
 def fig_bars(counts: pd.Series, seconds: float, title: str, label: str, highlight=None, top: int = 10):
-    """A drill-down step as Analytics drew it: a horizontal bar per item, busiest on top (per second)."""
+    """A drill-down step as Analytics drew it: a horizontal bar per item, busiest on top (per second).
+    Where the bars span more than LOG_RATIO, the axis is logarithmic (from a decade or more below the
+    quietest bar, so that it is drawn at least a decade long), and says so."""
+    import math
+
     import plotly.graph_objects as go
 
     c = counts.head(top)[::-1]
@@ -47,10 +61,18 @@ def fig_bars(counts: pd.Series, seconds: float, title: str, label: str, highligh
     rates = c.values / seconds
     # each bar carries its rate: a bar of a few requests beside one of 60/s is too short to see
     fig = go.Figure(go.Bar(x=rates, y=names, orientation="h", marker_color=colours,
-                           text=[f"{r:,.1f}/s" for r in rates], textposition="outside", cliponaxis=False,
-                           hovertemplate="%{y}: %{x:.1f} requests/s<extra></extra>"))
-    fig.update_xaxes(range=[0, 1.25 * float(rates.max())] if len(rates) else None)   # room for the labels
-    fig.update_layout(title=title, xaxis_title="requests/s", yaxis_title=label,
+                           text=[_rate(r) for r in rates], textposition="outside", cliponaxis=False,
+                           hovertemplate="%{y}: %{x:.3g} requests/s<extra></extra>"))
+    shown = rates[rates > 0]
+    log = len(shown) > 1 and float(shown.max()) > LOG_RATIO * float(shown.min())
+    if log:
+        # room for the labels: a little over half a decade past the busiest bar; ticks at decades only
+        # (plotly labels the 2s and 5s between them in a smaller font), written out (0.01, not 10m)
+        fig.update_xaxes(type="log", dtick=1, exponentformat="none",
+                         range=[math.floor(math.log10(float(shown.min()))) - 1, math.log10(float(shown.max())) + 0.6])
+    elif len(rates):
+        fig.update_xaxes(range=[0, 1.25 * float(rates.max())])   # room for the labels
+    fig.update_layout(title=title, xaxis_title="requests/s" + (" (log scale)" if log else ""), yaxis_title=label,
                       height=max(280, 160 + 28 * len(c)), margin={"l": 10})
     return fig
 

@@ -66,36 +66,61 @@ def fig_block_sizes(d: dict):
     return fig
 
 
+def _set_label(size: int, tag: str) -> str:
+    """A set as the bars' axis names it, on two lines: '128 KiB' over '(cache-resident)'."""
+    return f"{fmt_size(size).replace('KiB', ' KiB').replace('MiB', ' MiB').replace('GiB', ' GiB')}<br>({tag})"
+
+
 def _bar_pair(d: dict, series: list[tuple[str, str, dict, object]], title: str):
     """Two panels of grouped bars over both ends of the sweep: throughput and work per CPU-second.
-    series: (name, colour, pick() keywords, text(row, one-CPU row alone) for the bar)."""
+    series: (name, colour, pick() keywords, text(row, one-CPU row alone) for the bar).
+
+    The bars lie along x, one row per set: their labels are words ("98% CPU", "×1.45") that must
+    lie flat at a phone's width, and upright bars left them room only turned on end. Every bar
+    carries words past its end (in the throughput panel what the series is about, in the work panel
+    its GiB per CPU-second), with room kept for the longest."""
     from plotly.subplots import make_subplots
 
     small, big, bs = _ends(d)
     agg = d["configs"]
     # Stacked, not side by side: two panels of grouped bars do not fit a phone's width.
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
+    fig = make_subplots(rows=2, cols=1, vertical_spacing=0.16,
                         subplot_titles=("throughput (GiB/s)", "work (GiB per CPU-second)"))
+    tops = {1: 0.0, 2: 0.0}
     for name, colour, sel, text in series:
-        xs, ys, ws, txt = [], [], [], []
+        ys, gs, ws, txt, wtxt = [], [], [], [], []
         for tag, size in (("cache-resident", small), ("DRAM-sized", big)):
             r = pick(agg, size, bs, **sel)
-            xs.append(f"{fmt_size(size)} ({tag})")
+            ys.append(_set_label(size, tag))
             if r is None:  # a configuration the lab does not run (or this run skipped): say so on the chart
-                ys.append(0)
+                gs.append(0)
                 ws.append(0)
                 txt.append("not measured")
+                wtxt.append("not measured")
                 continue
-            ys.append(r.gib_s)
-            ws.append(r.gib_per_cpu_s)
+            gs.append(float(r.gib_s))
+            ws.append(float(r.gib_per_cpu_s))
             txt.append(text(r, pick(agg, size, bs)))
-        if not any(ys):
+            wtxt.append(f"{r.gib_per_cpu_s:.1f}")
+        if not any(gs):
             continue
-        fig.add_bar(x=xs, y=ys, name=name, marker_color=colour, text=txt, textposition="outside",
-                    cliponaxis=False, legendgroup=name, row=1, col=1)
-        fig.add_bar(x=xs, y=ws, name=name, marker_color=colour, legendgroup=name, showlegend=False, row=2, col=1)
-    fig.update_layout(barmode="group", height=560, title=title,
-                      legend=dict(orientation="h", yanchor="top", y=-0.08, x=0))
+        tops[1], tops[2] = max(tops[1], *gs), max(tops[2], *ws)
+        fig.add_bar(y=ys, x=gs, orientation="h", name=name, marker_color=colour, text=txt,
+                    textposition="outside", textangle=0, cliponaxis=False, constraintext="none",
+                    legendgroup=name, hovertemplate="%{x:.2f} GiB/s<extra>" + name + "</extra>", row=1, col=1)
+        fig.add_bar(y=ys, x=ws, orientation="h", name=name, marker_color=colour, text=wtxt,
+                    textposition="outside", textangle=0, cliponaxis=False, constraintext="none",
+                    legendgroup=name, showlegend=False,
+                    hovertemplate="%{x:.2f} GiB per CPU-s<extra>" + name + "</extra>", row=2, col=1)
+    # room past the longest bar for its words ("not measured" or "100% CPU" above, "18.0" below)
+    fig.update_xaxes(range=[0, 1.5 * (tops[1] or 1)], row=1, col=1)
+    fig.update_xaxes(range=[0, 1.25 * (tops[2] or 1)], row=2, col=1)
+    # the first set on top, and in each set the series in the legend's order
+    fig.update_yaxes(autorange="reversed")
+    fig.update_traces(textfont_size=12)
+    fig.update_layout(barmode="group", height=620, title=title, bargap=0.25,
+                      legend=dict(orientation="h", yanchor="top", y=-0.08, x=0, traceorder="normal"),
+                      margin=dict(b=110))
     return fig
 
 
@@ -111,6 +136,6 @@ def fig_neighbours(d: dict):
 
 def fig_two_cpus(d: dict):
     """One CPU vs two (one fio job on each): throughput and work per CPU-second for both sets."""
-    gain = lambda r, one: f"x{r.gib_s / one.gib_s:.2f}"  # noqa: E731
+    gain = lambda r, one: f"×{r.gib_s / one.gib_s:.2f}"  # noqa: E731
     return _bar_pair(d, [("1 CPU", "#7570b3", {}, gain), ("2 CPUs", "#e6ab02", {"ncpu": 2}, gain)],
                      "A second CPU: how much more does it read?")

@@ -47,11 +47,17 @@ def fig_outliers_flat(disks: pd.DataFrame, threshold_ms: float):
 
 
 def fig_outliers_sunburst(disks: pd.DataFrame, threshold_ms: float):
-    """The hierarchy: JBOD, then its disks; a wedge's size is its share of the outliers."""
+    """The hierarchy: JBOD, then its disks; a wedge's size is its share of the outliers. A JBOD or a
+    disk without a slow write has no wedge, and no slice either: an empty slice would still carry a
+    label, drawn at no size at all. The labels lie flat (plotly turns them along the wedges by
+    default) and stay at a readable size: a wedge too narrow for one leaves it to the hover."""
     import plotly.graph_objects as go
 
     ids, labels, parents, values, hover = [], [], [], [], []
     for j, g in disks.groupby("jbod"):
+        g = g[g["outliers"] > 0]
+        if g.empty:
+            continue
         ids.append(f"J{j}")
         labels.append(f"JBOD {j:03d}")
         parents.append("")
@@ -65,9 +71,10 @@ def fig_outliers_sunburst(disks: pd.DataFrame, threshold_ms: float):
             hover.append(f"{r['disk']} (JBOD {j:03d}, slot {r['slot']})")
     fig = go.Figure(go.Sunburst(ids=ids, labels=labels, parents=parents, values=values, branchvalues="total",
                                 hovertext=hover, hoverinfo="text+value+percent root",
-                                insidetextorientation="radial"))
+                                insidetextorientation="horizontal"))
     quiet = [f"{j:03d}" for j, g in disks.groupby("jbod") if int(g["outliers"].sum()) == 0]
-    fig.update_layout(title=f"The same writes (> {threshold_ms:g} ms) by JBOD, then disk", height=460)
+    fig.update_layout(title=f"The same writes (> {threshold_ms:g} ms) by JBOD, then disk", height=460,
+                      uniformtext=dict(minsize=12, mode="hide"))
     if quiet:  # a JBOD without a slow write has no wedge: say so rather than let it vanish
         fig.add_annotation(text="no slow writes (no wedge): JBOD " + ", ".join(quiet), x=0.5, y=-0.05,
                            xref="paper", yref="paper", showarrow=False, yanchor="top")
@@ -92,13 +99,32 @@ def fig_queues(per_phase: dict[str, pd.DataFrame], slow: list[int]):
 
 
 def fig_disk_queues(disks: pd.DataFrame, slow: list[int]):
+    """Average writes active or queued at each disk, one bar per disk (JBOD/slot), on a log axis.
+
+    The bars lie along x so that every disk's name lies flat at a phone's width, and the axis is
+    logarithmic because the queues of a path with room to spare are thousands of times shorter than
+    those behind a missing one: on a linear axis they are drawn a tenth of a pixel long."""
+    import math
+
     import plotly.graph_objects as go
 
     df = disks.sort_values(["jbod", "slot"])
-    fig = go.Figure(go.Bar(x=[f"{r.jbod:03d}/{r.slot}" for r in df.itertuples()], y=df["queue"],
-                           marker_color=[SLOW if j in slow else CALM for j in df["jbod"]]))
-    fig.update_layout(title="Average writes active + queued, by disk (as cabled; JBOD/slot)",
-                      yaxis_title="writes in flight", height=340)
+    q = df["queue"][df["queue"] > 0]
+    names = [f"{r.jbod:03d}/{r.slot}" for r in df.itertuples()]
+    fig = go.Figure(go.Bar(y=names, x=df["queue"], orientation="h",
+                           marker_color=[SLOW if j in slow else CALM for j in df["jbod"]],
+                           hovertemplate="disk %{y}: %{x:.3g} writes in flight<extra></extra>"))
+    if len(q):
+        # from a decade or more below the shortest queue (its bar at least a decade long) to a little above
+        # the longest; ticks at decades only (plotly labels the 2s and 5s between them in a smaller font),
+        # written out (0.001, not 1m)
+        fig.update_xaxes(type="log", dtick=1, exponentformat="none",
+                         range=[math.floor(math.log10(q.min())) - 1, math.log10(q.max()) + 0.15])
+    # every disk labelled, the first on top (plotly would skip every other label of a crowded category axis)
+    fig.update_yaxes(autorange="reversed", tickmode="array", tickvals=names)
+    fig.update_layout(title="Average writes active + queued, by disk (as cabled; JBOD/slot; log scale)",
+                      xaxis_title="writes in flight (log scale)", yaxis_title="JBOD/slot", bargap=0.25,
+                      height=max(340, 130 + 18 * len(df)))
     return fig
 
 
