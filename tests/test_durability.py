@@ -62,3 +62,38 @@ def test_reference_analysis_reproduces_its_recorded_metrics(lab):
     assert m["async_acknowledged"] == len(d["writes"]["async"]) > 0
     ps = lab.per_second(d)
     assert ps.writes.sum() == m["async_acknowledged"] + m["dsync_acknowledged"]
+
+
+def _writes(t_s, lat_us, survived):
+    import pandas as pd
+
+    return pd.DataFrame({"t_s": t_s, "lat_us": lat_us, "survived": survived})
+
+
+def _run(aw, dw):
+    ev = {"fio_started_ms": 0, "killed_ms": 2000}
+    surv = {j: {"file_bytes": int(w.survived.sum()) * 4096} for j, w in (("async", aw), ("dsync", dw))}
+    return {"writes": {"async": aw, "dsync": dw}, "survival": surv, "events": ev, "status": "", "sync_property": ""}
+
+
+def test_the_intent_logs_writes_are_those_issued_after_the_last_group_closed(lab):
+    # the last group closed between the issue of the last ordinary write it kept (1.000 s) and that of
+    # the first it lost (1.010 s). An O_DSYNC write issued at 1.004 s and acknowledged at 1.012 s, after
+    # the last survivor, may be in that group: it is not counted; the one issued at 1.011 s is
+    aw = _writes([1.0002, 1.0102, 1.0202], [200, 200, 200], [True, False, False])
+    dw = _writes([0.9, 1.012, 1.013], [1000, 8000, 2000], [True, True, True])
+    m = lab.summary(_run(aw, dw))
+    assert (m["dsync_after_last_txg"], m["dsync_after_last_txg_survived"]) == (1, 1)
+    # no ordinary write lost: no group to be after
+    m = lab.summary(_run(aw.assign(survived=True), dw))
+    assert m["dsync_after_last_txg"] == 0
+
+
+def test_the_reference_counts_by_issue_no_more_than_by_acknowledgement(lab):
+    # bounded by the first lost ordinary write's issue, not the last survivor's acknowledgement: an
+    # O_DSYNC write issued while the last group was closing is left out (the recording of r3's review
+    # had one: 2,944 by acknowledgement, 2,943 by issue)
+    d = lab.load(REF)
+    m = lab.summary(d)
+    dw = d["writes"]["dsync"]
+    assert 0 < m["dsync_after_last_txg"] <= int((dw.t_s > m["async_last_survivor_s"]).sum())

@@ -79,6 +79,16 @@ def test_losses_that_are_not_the_newest_block_fail(lab, broken):
     assert o["value"] == [m["async_lost_are_newest"], m["async_file_is_survivors"]]
 
 
+@pytest.mark.parametrize("past,expect", [(0, checks.PASS), (1, checks.PASS), (2, checks.FAIL), (-1, checks.FAIL)],
+                         ids=["exact", "the-write-in-flight", "two-past", "one-short"])
+def test_an_o_dsync_file_may_hold_one_write_past_its_survivors_no_more(lab, past, expect):
+    """One block past the survivors is the write in flight at the kill, kept by the log before fio
+    heard back; two, or a block short, is a file that does not end where its writes do."""
+    o = outcomes(lab, {**OURS, "dsync_blocks_past_survivors": past})[
+        "O_DSYNC writes: the file ends where the survivors end, or one write past them"]
+    assert checks.status(o) == expect and o["value"] == past
+
+
 @pytest.mark.parametrize("after,found,expect", [(2948, 2948, checks.PASS), (2948, 2947, checks.FAIL),
                                                 (0, 0, checks.FAIL)],
                          ids=["all-found", "one-missing", "none-after-the-last-group"])

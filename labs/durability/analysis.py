@@ -51,8 +51,8 @@ def per_second(d: dict) -> pd.DataFrame:
 def summary(d: dict) -> dict:
     """The headline numbers: when the kill came, per writer what was acknowledged, found and lost (and
     when), its median and 99th-percentile latency, whether the losses are the newest writes and the
-    file ends where its survivors end; the scrub's verdict; the O_DSYNC writes acknowledged after the
-    last ordinary survivor, and how many of them the import found."""
+    file ends where its survivors end; the scrub's verdict; the O_DSYNC writes issued after the last
+    transaction group closed, and how many of them the import found."""
     ev = d["events"]
     kill_s = (ev["killed_ms"] - ev["fio_started_ms"]) / 1000
     out = {"kill_s": round(kill_s, 2), "fio_exit_code": ev.get("fio_exit_code"),
@@ -74,14 +74,21 @@ def summary(d: dict) -> dict:
             f"{j}_file_bytes": d["survival"][j]["file_bytes"],
             # the file ends where its survivors end: no block of a lost write half there
             f"{j}_file_is_survivors": d["survival"][j]["file_bytes"] == len(ok) * BS,
+            # blocks the file holds past its survivors: an O_DSYNC write the log kept when the kill came,
+            # before fio heard back, is there though fio never logged it (one at most: one write in flight)
+            f"{j}_blocks_past_survivors": round((d["survival"][j]["file_bytes"] - len(ok) * BS) / BS, 3),
         })
         out[f"{j}_lost_window_s"] = round(kill_s - out[f"{j}_last_survivor_s"], 2) \
             if out[f"{j}_last_survivor_s"] is not None else round(kill_s, 2)
     out["latency_ratio"] = round(out["dsync_p50_us"] / out["async_p50_us"], 3)
-    # O_DSYNC writes acknowledged after the last transaction group that reached the disks (the last
-    # ordinary survivor): only the intent log, replayed at import, can have brought them back
-    last_txg = out["async_last_survivor_s"] if out["async_last_survivor_s"] is not None else 0.0
-    dw = d["writes"]["dsync"]
-    out["dsync_after_last_txg"] = int((dw.t_s > last_txg).sum())
-    out["dsync_after_last_txg_survived"] = int(((dw.t_s > last_txg) & dw.survived).sum())
+    # O_DSYNC writes issued after the last transaction group that reached the disks had closed: only the
+    # intent log, replayed at import, can have brought them back. The group closed somewhere between the
+    # issue of the last ordinary write it kept and that of the first it lost; an O_DSYNC write issued in
+    # between may be in it, so the bound is the first lost ordinary write's issue (completion - latency)
+    aw, dw = d["writes"]["async"], d["writes"]["dsync"]
+    lost_issued = (aw.t_s - aw.lat_us / 1e6)[~aw.survived]
+    bound = float(lost_issued.min()) if len(lost_issued) else np.inf    # nothing lost: no group to be after
+    after = dw.t_s - dw.lat_us / 1e6 > bound
+    out["dsync_after_last_txg"] = int(after.sum())
+    out["dsync_after_last_txg_survived"] = int((after & dw.survived).sum())
     return out
