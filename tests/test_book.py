@@ -54,3 +54,23 @@ def test_no_cell_prints_a_bare_value(built):
                       r'(True|False|None|\[\]|\{\})\s*</pre>')
     found = [f"{p.relative_to(built)}: {m.group(1)}" for p in built.rglob("*.html") for m in bare.finditer(p.read_text())]
     assert not found, found
+
+
+def test_one_search_field_per_page(built, manifest):
+    """The sidebar's search field is the page's one (pydata-sphinx-theme's header field is dropped by
+    perflab.book.sphinxext); on a phone, where the sidebar folds away, the article header's search
+    button opens the same search."""
+    for c in manifest.chapters:
+        html = (built / c.file.with_suffix(".html")).read_text()
+        assert html.count("search-button-field") == 1, c.file
+        assert "navbar-persistent" not in html, c.file
+        assert re.search(r'<button class="[^"]*\bsearch-button\b', html), c.file
+
+
+def test_a_hosts_file_is_not_drawn_as_a_shell_session(built):
+    """bad-cable's hosts file has its own lexer (perflab.book.sphinxext): its comment is a comment, not
+    a root prompt; a console block's addresses are one number each, not their first digits."""
+    html = (built / "chapters" / "bad-cable.html").read_text()
+    hosts = html.split('<div class="highlight-hosts', 1)[1].split("</pre>", 1)[0]
+    assert '<span class="c1"># one host per line' in hosts and 'class="gp"' not in hosts, hosts
+    assert '<span class="m">10.20.0.0/24</span>' in html

@@ -302,64 +302,7 @@ def test_figure_check_flags_axes_that_do_not_show_their_data(tmp_path):
 #: (page, defect kind) that the layout check (tests/support/layout.py) finds in the book today, each
 #: with what it is: these cases are expected to fail (xfail, strict) until the page is fixed; then the
 #: case passes, strict makes that XPASS a failure, and its entry here must go.
-LAYOUT_KNOWN: dict[tuple[str, str], str] = {
-    ('bad-cable', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('bad-cable', 'wide-block'): "3 tables wider than the column, no scroll cue, e.g. 357 px in 339 (phone-dark, phone-light)",
-    ('benchmarking', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('benchmarking', 'wide-block'): "6 tables wider than the column, no scroll cue, e.g. 566 px in 356 (phone-dark, phone-light)",
-    ('build-status', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('build-status', 'wide-block'): "5 tables wider than the column, no scroll cue, e.g. 735 px in 356 (every view)",
-    ('dedup', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('dedup', 'wide-block'): "6 tables wider than the column, no scroll cue, e.g. 413 px in 356 (phone-dark, phone-light)",
-    ('disk-model', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('disk-model', 'rotated-figure-text'): "36 turned figure labels (annotation, tick), e.g. 'random' (every view)",
-    ('disk-model', 'small-figure-text'): '24 figure texts under 10 px (smallest 9 px), figure 1 "Every I/O\'s latency, experimen (every view)',
-    ('disk-model', 'thin-mark'): "12 bars/boxes with a value drawn under 2 px, e.g. 'write,<br>cache on' 0.3 px (every view)",
-    ('disk-model', 'wide-block'): "6 tables wider than the column, no scroll cue, e.g. 593 px in 356 (phone-dark, phone-light)",
-    ('durability', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('durability', 'wide-block'): "2 tables wider than the column, no scroll cue, e.g. 429 px in 356 (phone-dark, phone-light)",
-    ('elinks', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('elinks', 'thin-mark'): "4 bars/boxes with a value drawn under 2 px, e.g. '.elinks' 0.3 px (every view)",
-    ('elinks', 'wide-block'): "2 tables wider than the column, no scroll cue, e.g. 719 px in 356 (every view)",
-    ('glossary', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('heatmaps', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('heatmaps', 'small-figure-text'): '36 figure texts under 10 px (smallest 9 px), figure 1 "Page cache and O_DIRECT reads, (every view)',
-    ('heatmaps', 'wide-block'): "3 tables wider than the column, no scroll cue, e.g. 490 px in 356 (phone-dark, phone-light)",
-    ('ht', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('ht', 'rotated-figure-text'): "52 turned figure labels (bartext, tick), e.g. '100% CPU' (every view)",
-    ('ht', 'wide-block'): "4 tables wider than the column, no scroll cue, e.g. 490 px in 356 (phone-dark, phone-light)",
-    ('index', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('instructors', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('instructors', 'wide-block'): "3 tables wider than the column, no scroll cue, e.g. 480 px in 356 (phone-dark, phone-light)",
-    ('jbod', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('jbod', 'rotated-figure-text'): "112 turned figure labels (slicetext, tick), e.g. 'JBOD 005' (every view)",
-    ('jbod', 'small-figure-text'): '92 figure texts under 10 px (smallest 0 px), figure 1 "Disk I/O latency, all disks fi (every view)',
-    ('jbod', 'thin-mark'): "64 bars/boxes with a value drawn under 2 px, e.g. '001/1' 0.1 px (every view)",
-    ('jbod', 'wide-block'): "3 tables wider than the column, no scroll cue, e.g. 489 px in 356 (phone-dark, phone-light)",
-    ('l2arc', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('l2arc', 'rotated-figure-text'): "6 turned figure labels (tick), e.g. '1' (phone-dark, phone-light)",
-    ('l2arc', 'small-figure-text'): '28 figure texts under 10 px (smallest 9 px), figure 3 "Read latency seen by fio (appl (every view)',
-    ('l2arc', 'wide-block'): "3 tables wider than the column, no scroll cue, e.g. 571 px in 356 (phone-dark, phone-light)",
-    ('latency-art', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('latency-art', 'small-figure-text'): '20 figure texts under 10 px (smallest 9 px), figure 1 "Icy lake: O_DSYNC write latenc (every view)',
-    ('latency-art', 'wide-block'): "3 tables wider than the column, no scroll cue, e.g. 771 px in 356 (every view)",
-    ('load', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('load', 'wide-block'): "6 tables wider than the column, no scroll cue, e.g. 523 px in 356 (phone-dark, phone-light)",
-    ('logzilla', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('logzilla', 'small-figure-text'): '32 figure texts under 10 px (smallest 9 px), figure 1 "Synchronous write latency (fio (every view)',
-    ('logzilla', 'wide-block'): "5 tables wider than the column, no scroll cue, e.g. 523 px in 356 (phone-dark, phone-light)",
-    ('method', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('nfs-layers', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('nfs-layers', 'small-figure-text'): '36 figure texts under 10 px (smallest 9 px), figure 1 "1. NFS client: fio\'s stable wr (every view)',
-    ('nfs-layers', 'wide-block'): "3 tables wider than the column, no scroll cue, e.g. 617 px in 356 (phone-dark, phone-light)",
-    ('regression', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('regression', 'small-figure-text'): '12 figure texts under 10 px (smallest 9 px), figure 1 "Every read of the 4 rounds: be (every view)',
-    ('regression', 'wide-block'): "5 tables wider than the column, no scroll cue, e.g. 606 px in 356 (phone-dark, phone-light)",
-    ('stepping', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('stepping', 'wide-block'): "3 tables wider than the column, no scroll cue, e.g. 562 px in 356 (phone-dark, phone-light)",
-    ('streaming', 'duplicate-search'): 'header and sidebar search fields both shown (desktop-dark, desktop-light)',
-    ('streaming', 'wide-block'): "2 tables wider than the column, no scroll cue, e.g. 397 px in 339 (phone-dark, phone-light)",
-}
+LAYOUT_KNOWN: dict[tuple[str, str], str] = {}
 
 
 def _layout_cases():
@@ -372,25 +315,63 @@ def _layout_cases():
                                marks=[pytest.mark.xfail(strict=True, reason=why)] if why else [])
 
 
-@pytest.fixture(scope="module")
-def layout_defects(request, manifest):
-    """Every chapter of the built book in every view of the layout check (1280 px and a 390 px phone,
-    light and dark); findings in test-artifacts/browser/layout.{json,md}, screenshots viewport by
-    viewport and per figure under test-artifacts/browser/<view>/<page>/. PERFLAB_TEST_BUILT_BOOK names
-    an HTML book already built (its _build/html) to check instead of building one."""
-    given = os.environ.get("PERFLAB_TEST_BUILT_BOOK")
-    html = Path(given) if given else request.getfixturevalue("built_book")
+def _check_book_layout(html: Path, manifest, views: tuple, out: Path, every_shot: bool) -> list:
+    """The layout check on every chapter in `views`; findings in out/layout.{json,md}, screenshots
+    (viewport by viewport and per figure) under out/<view>/<page>/: of every page when `every_shot`,
+    else of the pages with a finding only (taken after the check, in the views they were found in)."""
     pages = {c.id: browser.chapter_url(html, c.file) for c in manifest.chapters}
-    OUT.mkdir(parents=True, exist_ok=True)
-    found = layout.check_pages(pages, shots=OUT, log=OUT / "chromium-layout.log")
-    (OUT / "layout.json").write_text(json.dumps([dataclasses.asdict(d) for d in found], indent=1))
-    (OUT / "layout.md").write_text(layout.markdown(found, list(pages)))
+    out.mkdir(parents=True, exist_ok=True)
+    found = layout.check_pages(pages, views, shots=out if every_shot else None, log=out / "chromium-layout.log")
+    if found and not every_shot:
+        for v in views:
+            bad = {p: u for p, u in pages.items() if any(d.page == p and d.view == v.name for d in found)}
+            if bad:
+                layout.check_pages(bad, (v,), shots=out, log=out / "chromium-layout-shots.log")
+    (out / "layout.json").write_text(json.dumps([dataclasses.asdict(d) for d in found], indent=1))
+    (out / "layout.md").write_text(layout.markdown(found, list(pages), views))
     return found
 
 
-# Long for now (make test-long): every page in four views takes about 7 minutes here, and most pages
-# still have the defects LAYOUT_KNOWN lists (issue 41); tests/test_layout_check.py, in the default
-# run, holds the check itself to the defects it must find.
+def _built(request) -> Path:
+    given = os.environ.get("PERFLAB_TEST_BUILT_BOOK")
+    return Path(given) if given else request.getfixturevalue("built_book")
+
+
+@pytest.fixture(scope="module")
+def layout_defects(request, manifest):
+    """Every chapter of the built book in every view of the layout check (1280 px and a 390 px phone,
+    light and dark); findings in test-artifacts/browser/layout/all/layout.{json,md}, screenshots
+    viewport by viewport and per figure under test-artifacts/browser/layout/all/<view>/<page>/.
+    PERFLAB_TEST_BUILT_BOOK names an HTML book already built (its _build/html) to check instead of
+    building one."""
+    return _check_book_layout(_built(request), manifest, layout.VIEWS, OUT / "layout" / "all", every_shot=True)
+
+
+#: the default run's views: both widths, and dark mode (at the phone's width); the other two in
+#: make test-long (test_layout_has_no_defect)
+CI_VIEWS = tuple(v for v in layout.VIEWS if v.name in ("desktop-light", "phone-dark"))
+
+
+@pytest.fixture(scope="module")
+def layout_defects_ci(request, manifest):
+    return _check_book_layout(_built(request), manifest, CI_VIEWS, OUT / "layout" / "ci", every_shot=False)
+
+
+@pytest.mark.slow
+@needs_chromium
+@pytest.mark.parametrize("page", [p.values[0] for p in _layout_cases() if p.values[1] == layout.KINDS[0]])
+def test_layout_of_each_page_at_both_widths_and_in_dark_mode(layout_defects_ci, page):
+    """Every chapter at 1280 px (light) and on a 390 px phone (dark): none of the layout check's
+    defects but those LAYOUT_KNOWN lists for the page (make test-long's strict cases find the entries
+    that are stale)."""
+    mine = [d for d in layout_defects_ci if d.page == page]
+    new = [d for d in mine if (page, d.kind) not in LAYOUT_KNOWN]
+    assert not new, "\n".join(f"{d.view}: {d.kind} {d.element} {d.text!r} {d.numbers}" for d in new[:10]) + \
+        (f"\n... {len(new)} in all" if len(new) > 10 else "") + "\n(screenshots: test-artifacts/browser/layout/ci)"
+
+
+# All four views (light and dark at both widths) with every page's and figure's screenshots: make
+# test-long, about 7 minutes here.
 @pytest.mark.slow
 @pytest.mark.long
 @needs_chromium

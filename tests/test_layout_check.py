@@ -1,9 +1,12 @@
 """The layout check (tests/support/layout.py and layout.js) can fail: each page under
 tests/data/layout/ has one defect (its file name) and is flagged with exactly that kind; the clean
-page, with a figure, a table that has the scroll cue, a code block and one search box, with none.
+page, with a figure, a table that has the scroll cue, a code block and one search box, with none;
+book-table, the book's own table style on a table wider than its column, with none, and its cue is
+looked at: a shadow a reader can see, on the side that has more, in the light and the dark theme.
 The figures are drawn by the real plotly.js the book ships (plotly's package data). Chromium, no
 Docker, seconds: marked as test_browser.py's checker tests are."""
 import base64
+import json
 import shutil
 import struct
 from pathlib import Path
@@ -16,6 +19,7 @@ DATA = Path(__file__).parent / "data" / "layout"
 #: page -> the kinds it must be flagged with, and no other
 EXPECTED = {
     "clean": set(),
+    "book-table": set(),
     "small-figure-text": {"small-figure-text"},
     "rotated-figure-text": {"rotated-figure-text"},
     "thin-mark": {"thin-mark"},
@@ -35,11 +39,13 @@ needs_chromium = pytest.mark.skipif(browser.find_chromium() is None,
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory):
     from perflab.analysis.figures import plotly_js_path
+    from perflab.book import jbconfig
 
     d = tmp_path_factory.mktemp("layout")
     for f in [*DATA.glob("*.html"), *DATA.glob("*.css")]:
         shutil.copyfile(f, d / f.name)
     shutil.copyfile(plotly_js_path(), d / "plotly.min.js")
+    (d / "perflab.css").write_text(jbconfig.CSS)      # the book's style, as the build writes it
     return d
 
 
@@ -141,3 +147,48 @@ def test_on_a_phone_the_edge_is_the_screens(pages):
     assert {d["kind"] for d in found} == {"past-right-edge", "page-scrolls-sideways"}, found
     assert all(d["numbers"]["viewport_px"] == 390 for d in found), found
     assert [d["kind"] for d in clean] == [], clean
+
+
+def _pixels(page, png: Path, points: list[tuple[int, int]]) -> list[list[int]]:
+    """The RGB of a PNG's pixels at (x, y), decoded by the browser (a canvas)."""
+    b64 = base64.b64encode(png.read_bytes()).decode()
+    return page.evaluate(
+        "new Promise(r => { const i = new Image(); i.onload = () => { const c = document.createElement('canvas');"
+        " c.width = i.width; c.height = i.height; const g = c.getContext('2d'); g.drawImage(i, 0, 0);"
+        f" r({json.dumps(points)}.map(([x, y]) => Array.from(g.getImageData(x, y, 1, 1).data.slice(0, 3)))); }};"
+        f" i.src = 'data:image/png;base64,{b64}'; }})", await_promise=True)
+
+
+@needs_chromium
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_books_table_cue_can_be_seen(pages, tmp_path, theme):
+    """The book's scroll cue on a table (a shadow band at the edge that has more, drawn on the table's
+    own background) shows through the rows the theme paints: in each zebra row, 3 px from the edge
+    with more, the page differs from the same row 60 px further in by at least 24 levels of 255, and
+    3 px from the edge with nothing more by at most 4. Scrolled to the end, the sides swap."""
+    with browser.Chromium() as b:
+        page = b.new_page()
+        layout.set_view(page, layout.VIEWS[0])
+        page.goto((pages / "book-table.html").as_uri())
+        page.wait_for("document.readyState === 'complete'")
+        page.evaluate(f"document.documentElement.dataset.theme = '{theme}'")
+        table = "document.querySelector('article table')"
+        width, scroll = page.evaluate(f"[{table}.clientWidth, {table}.scrollWidth - {table}.clientWidth]")
+        assert scroll > 50, scroll              # wider than its column: the case the cue is for
+        # the bottom of each body row: no text there, only the row's own background
+        rows = page.evaluate(f"(() => {{ const t = {table}, top = t.getBoundingClientRect().top;"
+                             " return [...t.tBodies[0].rows].map(r => Math.round(r.getBoundingClientRect().bottom - top - 4)); })()")
+
+        def edges(shot: str) -> list[tuple[float, float]]:
+            """Per row: how far the left and the right edge differ from the row further in."""
+            png = page.capture_element(table, tmp_path / f"{theme}-{shot}.png")
+            points = [p for y in rows for p in ((3, y), (63, y), (width - 4, y), (width - 64, y))]
+            px = _pixels(page, png, points)
+            diff = lambda a, b: max(abs(i - j) for i, j in zip(a, b))
+            return [(diff(px[k], px[k + 1]), diff(px[k + 2], px[k + 3])) for k in range(0, len(px), 4)]
+
+        start = edges("start")
+        page.evaluate(f"{table}.scrollLeft = {scroll}")
+        end = edges("end")
+    assert all(left <= 4 and right >= 24 for left, right in start), start
+    assert all(left >= 24 and right <= 4 for left, right in end), end

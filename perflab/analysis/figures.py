@@ -3,13 +3,16 @@ offline HTML book.
 
 The book loads one copy of plotly.js from its own _static/ folder (copied from the installed plotly
 package by `perflab book-config`; no CDN), so each figure is emitted as a bare <div> plus the
-plotly JSON for Jupyter's renderer.
+plotly JSON for Jupyter's renderer. The style every figure shares: readable() (titles, margins,
+legend and the heat map's side panel, for a phone as for a desktop), no text under MIN_FONT_PX
+(show() raises it).
 """
 from __future__ import annotations
 
 import json
-import math
+import numbers
 import textwrap
+from typing import Callable
 
 
 class Shown:
@@ -35,8 +38,7 @@ def readable(fig, legend_below: bool = False, title: str | None = None, subtitle
     """The same figure, readable on a phone as on a desktop: the title (or `title` with a smaller
     `subtitle` line) wrapped and set below plotly's toolbar, the plot below the title (`extra_top`
     more pixels above the plot for labels the figure puts there); a heat map's side panel titled
-    short, with one count tick per decade or two, clear of the time axis; the legend, if asked,
-    under the plot."""
+    short and set clear of the time axis; the legend, if asked, under the plot."""
     if title is not None:
         fig.update_layout(title_text=title + (f"<br><sub>{subtitle}</sub>" if subtitle else ""))
     lines = []
@@ -51,9 +53,9 @@ def readable(fig, legend_below: bool = False, title: str | None = None, subtitle
                       margin=dict(t=BELOW_TOOLBAR + 22 * (len(lines) - n_sub) + 16 * n_sub + 12 + extra_top))
     side = [t for t in fig.data if t.type == "bar" and t.xaxis == "x2"]
     if side and any(t.type == "heatmap" for t in fig.data):   # heatmap.figure's side panel: the whole run
-        top = max(float(max(side[0].x)), 10.0)
+        # its count ticks are heatmap.plot.side_ticks's (two labels: they lie flat on a phone)
         fig.update_layout(xaxis=dict(domain=[0, 0.72]), xaxis2=dict(domain=[0.79, 1]))
-        fig.update_xaxes(title_text="I/Os", dtick=1 if math.log10(top) <= 3 else 2, tickfont_size=9, row=1, col=2)
+        fig.update_xaxes(title_text="I/Os", row=1, col=2)
     elif not ("yaxis2" in fig.layout and fig.layout.yaxis2.overlaying) and not side:   # nothing on the right
         fig.update_layout(margin=dict(l=60, r=20))
     if legend_below:
@@ -61,13 +63,59 @@ def readable(fig, legend_below: bool = False, title: str | None = None, subtitle
     return fig
 
 
+#: The smallest text a figure draws (px): the book's layout check fails figure text under it
+#: (tests/support/layout.js, minFigureFontPx).
+MIN_FONT_PX = 10
+
+
+def _num(v) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+
+def _small_fonts(props, path: str = "") -> dict[str, object]:
+    """The font sizes under MIN_FONT_PX that a figure's layout or trace (its plotly JSON) sets, and a
+    uniformtext minsize under it (text shrunk to fit its bar would be drawn that small): path
+    ("xaxis2.tickfont.size", "annotations[3].font.size") -> the size raised to MIN_FONT_PX (a
+    per-point list of sizes raised point by point)."""
+    out: dict[str, object] = {}
+    if isinstance(props, dict):
+        for k, v in props.items():
+            p = f"{path}.{k}" if path else k
+            if (k == "size" and path.endswith("font")) or (k == "minsize" and path == "uniformtext"):
+                if _num(v) and v < MIN_FONT_PX:
+                    out[p] = MIN_FONT_PX
+                elif hasattr(v, "__len__") and not isinstance(v, (str, dict)) \
+                        and any(_num(x) and x < MIN_FONT_PX for x in v):
+                    out[p] = [max(float(x), MIN_FONT_PX) if _num(x) else x for x in v]
+            elif isinstance(v, (dict, list, tuple)) and k not in ("data", "template"):
+                out.update(_small_fonts(v, p))
+    elif isinstance(props, (list, tuple)):
+        for i, v in enumerate(props):
+            if isinstance(v, dict):
+                out.update(_small_fonts(v, f"{path}[{i}]"))
+    return out
+
+
+def floor_fonts(fig):
+    """The figure with every font size it sets under MIN_FONT_PX raised to it: the ticks, titles,
+    legend, annotations, colour bars and bar labels a figure (or a lab) makes smaller than the book
+    reads. Sizes left to plotly's template (12 px) are not touched."""
+    for p, v in _small_fonts(fig.layout.to_plotly_json()).items():
+        fig.layout[p] = v
+    for trace in fig.data:
+        for p, v in _small_fonts(trace.to_plotly_json()).items():
+            trace[p] = v
+    return fig
+
+
 def show(fig) -> Shown:
     """The figure as the book shows it. Margins a figure leaves to plotly's defaults (80 px each
     side) are narrowed, since on a phone they take two fifths of the width; plotly still widens
-    them for tick labels, axis titles and a legend at the side (automargin)."""
+    them for tick labels, axis titles and a legend at the side (automargin). No text set under
+    MIN_FONT_PX (floor_fonts)."""
     m = fig.layout.margin
     fig.update_layout(margin=dict(l=60 if m.l is None else m.l, r=20 if m.r is None else m.r))
-    return Shown(fig)
+    return Shown(floor_fonts(fig))
 
 
 def plotly_js_path():

@@ -24,40 +24,74 @@ div.perflab-compare { border-left: 4px solid var(--pst-color-primary, #3465a4); 
                       margin: 1em 0; }
 div.perflab-compare table { margin-bottom: 0.3em; }
 div.perflab-compare td { font-variant-numeric: tabular-nums; text-align: right; }
-/* Tables from notebooks (checks, sanity findings): long text wraps, and a table wider than the
-   screen scrolls sideways inside its cell output instead of being cut off. */
-div.cell_output table { display: block; max-width: 100%; overflow-x: auto; }
-div.cell_output table td, div.cell_output table th { white-space: normal; vertical-align: top;
-                                                     padding: 0.15em 0.5em; text-align: left; }
+/* Tables: the chapters' Markdown tables and the HTML tables their code prints (pandas, the checks,
+   the "2009 and this run" panel). A table is as wide as its content needs, up to its column, and its
+   cells wrap at spaces only: never inside a word, a number or a date (the theme breaks words that
+   overflow; cells that hold a number, a date, a time or a version are marked perflab-nowrap by
+   perflab-tables.js), so at desktop width most fit; in one that cannot, a cell of long text keeps
+   a readable width (perflab-long, the same script). One still wider than its column scrolls sideways
+   inside itself with the code blocks' cue below (scrolling shadows on its own background). The
+   theme paints opaque zebra rows and cells over that background, which would hide the shadows:
+   inside the book's tables those colours are translucent tints instead (the same look on the page). */
+article.bd-article table {
+  display: block; width: fit-content; max-width: 100%; overflow-x: auto;
+  --bs-table-bg: transparent;
+  --pst-color-table-row-zebra-low-bg: rgba(34, 40, 50, 0.05);
+  --pst-color-table-row-zebra-high-bg: transparent;
+  --pst-color-table-heading-bg: rgba(34, 40, 50, 0.05);
+  --pst-color-table-row-hover-bg: rgba(128, 69, 229, 0.18);
+}
+html[data-theme=dark] article.bd-article table {
+  --pst-color-table-row-zebra-low-bg: rgba(206, 214, 221, 0.13);
+  --pst-color-table-row-zebra-high-bg: rgba(206, 214, 221, 0.07);
+  --pst-color-table-heading-bg: rgba(206, 214, 221, 0.13);
+  --pst-color-table-row-hover-bg: rgba(128, 69, 229, 0.35);
+}
+article.bd-article table td, article.bd-article table th {
+  white-space: normal; overflow-wrap: normal; word-break: normal; hyphens: manual; vertical-align: top;
+}
+article.bd-article table :is(td, th) :is(a, code, span) { overflow-wrap: normal; word-break: normal; }
+article.bd-article table .perflab-nowrap { white-space: nowrap; }
+article.bd-article table .perflab-long { min-width: 10em; }
+div.cell_output table td, div.cell_output table th { padding: 0.15em 0.5em; text-align: left; }
 /* Its caption stays in view and wraps at the screen's width (as a table caption it took the whole
    table's width and scrolled away with it: cut on a phone). */
 div.cell_output table caption { display: block; position: sticky; left: 0; }
-/* A text column keeps a readable width on a phone (the table scrolls sideways instead). */
-div.cell_output table td { min-width: 4.5em; }
-/* Tables written in the chapters' Markdown wrap the same way. */
-article table { display: block; max-width: 100%; overflow-x: auto; }
-article table td, article table th { min-width: 5em; }
 /* Source listings (C, bpftrace, console) and printed output (traces, stacks, `zpool iostat`) keep
    their lines whole: a line broken inside a token reads as another command, and a table of columns
    scrambles. A block wider than its column scrolls sideways and says so: a shadow on the side that
    has more, which moves with the content's ends ("scrolling shadows": two covers that scroll with
-   the content over two shadows that stay with the box). */
+   the content over two shadows that stay with the box). The shadows are straight bands, as dark at
+   a tall table's top as at its middle (a radial one faded out away from the middle). */
 div.highlight pre, div.cell_output pre {
   white-space: pre; overflow-wrap: normal; overflow-x: auto;
   --perflab-bg: var(--pst-color-surface, #f3f4f5);
+}
+article.bd-article table { --perflab-bg: var(--pst-color-background, #fff); }
+div.highlight pre, div.cell_output pre, article.bd-article table {
   background: linear-gradient(to right, var(--perflab-bg) 30%, transparent) left center / 2.5em 100% no-repeat local,
               linear-gradient(to left, var(--perflab-bg) 30%, transparent) right center / 2.5em 100% no-repeat local,
-              radial-gradient(farthest-side at 0 50%, rgba(0, 0, 0, 0.3), transparent) left center / 0.9em 100% no-repeat scroll,
-              radial-gradient(farthest-side at 100% 50%, rgba(0, 0, 0, 0.3), transparent) right center / 0.9em 100% no-repeat scroll,
+              linear-gradient(to right, rgba(0, 0, 0, 0.25), transparent) left center / 1em 100% no-repeat scroll,
+              linear-gradient(to left, rgba(0, 0, 0, 0.25), transparent) right center / 1em 100% no-repeat scroll,
               var(--perflab-bg);
 }
-html[data-theme=dark] div.highlight pre, html[data-theme=dark] div.cell_output pre {
+html[data-theme=dark] div.highlight pre, html[data-theme=dark] div.cell_output pre,
+html[data-theme=dark] article.bd-article table {
   background-image: linear-gradient(to right, var(--perflab-bg) 30%, transparent),
                     linear-gradient(to left, var(--perflab-bg) 30%, transparent),
-                    radial-gradient(farthest-side at 0 50%, rgba(255, 255, 255, 0.35), transparent),
-                    radial-gradient(farthest-side at 100% 50%, rgba(255, 255, 255, 0.35), transparent);
+                    linear-gradient(to right, rgba(255, 255, 255, 0.3), transparent),
+                    linear-gradient(to left, rgba(255, 255, 255, 0.3), transparent);
 }
 div.cell_output .plotly-graph-div { max-width: 100%; }
+/* The theme's header bar held only a second search field (perflab.book.sphinxext drops it): the empty
+   bar goes too, or its shadow would draw a line across the top of the page. */
+#pst-header:not(:has(*)) { display: none; }
+/* The one search field, the sidebar's, stays at the top of the sidebar while its list scrolls: the
+   theme scrolls the list to the open chapter, which took the field out of view on later chapters.
+   (-1rem: up over the sidebar's own padding, where the list would show above the field.) */
+.bd-sidebar-primary .sidebar-primary-item:has(> .search-button-field) {
+  position: sticky; top: -1rem; z-index: 2; background-color: var(--pst-color-background);
+}
 /* Dark mode: the theme sets every HTML output on a light slab (for outputs that assume a white
    page). The book's own outputs follow the theme: figures restyle themselves (perflab-theme.js) and
    the comparison panel and tables use the theme's colours, so they sit on the page as it is. */
@@ -115,6 +149,57 @@ THEME_JS = """/* Generated by perflab.book.jbconfig: do not edit by hand. */
   });
 })();
 """
+# Table cells. One that holds a number, a date, a time, a version or a commit ("2026-11-26 20:03",
+# "8.26 / 8.75", "fio-3.33", "b5a99db") keeps its line: at a hyphen or a space the browser would
+# break it ("2026-11-" / "26"), and CSS cannot tell such a cell from one of words. A cell is one when
+# its text is short, has a digit and no word of four letters or more; a column's heading may still
+# wrap (its words name the column). In other cells a long path may break after a slash
+# (/home/desk4/.elinks/formhist), where the browser breaks it nowhere: a column as wide as the path
+# pushed the checks table past its column. <wbr> marks the places (the text itself is unchanged).
+# A table wider than its column all the same (by more than a tenth: it scrolls well past it) has
+# squeezed every column to its longest word, a sentence to a word a line: there a cell of long text
+# (perflab-long) keeps a readable width, decided again when the window's width changes.
+TABLES_JS = """/* Generated by perflab.book.jbconfig: do not edit by hand. */
+document.addEventListener("DOMContentLoaded", function () {
+  var PATH = /\\S*[^\\s\\/]\\/[^\\s\\/]\\S*/g;
+  function breakPaths(node) {
+    var text = node.data, out = document.createDocumentFragment(), last = 0, m;
+    PATH.lastIndex = 0;
+    while ((m = PATH.exec(text)) !== null) {
+      if (m[0].length < 16) { continue; }
+      out.appendChild(document.createTextNode(text.slice(last, m.index)));
+      m[0].split(/(?<=[^\\s\\/]\\/)(?=[^\\/])/).forEach(function (piece, k) {
+        if (k > 0) { out.appendChild(document.createElement("wbr")); }
+        out.appendChild(document.createTextNode(piece));
+      });
+      last = m.index + m[0].length;
+    }
+    if (last > 0) { out.appendChild(document.createTextNode(text.slice(last))); node.replaceWith(out); }
+  }
+  document.querySelectorAll("article.bd-article table td, article.bd-article table th").forEach(function (c) {
+    var t = c.textContent.replace(/\\s+/g, " ").trim();
+    if (c.closest("tbody") && t.length <= 24 && /\\d/.test(t) && !/[A-Za-z]{4,}/.test(t)) {
+      c.classList.add("perflab-nowrap");
+      return;
+    }
+    var walk = document.createTreeWalker(c, NodeFilter.SHOW_TEXT), nodes = [];
+    while (walk.nextNode()) { nodes.push(walk.currentNode); }
+    nodes.forEach(breakPaths);
+    if (t.length > 40) { c.dataset.perflabLong = ""; }
+  });
+  function widen() {
+    document.querySelectorAll("article.bd-article table").forEach(function (t) {
+      var cells = t.querySelectorAll("[data-perflab-long]");
+      cells.forEach(function (c) { c.classList.remove("perflab-long"); });
+      if (t.scrollWidth > 1.1 * t.clientWidth) { cells.forEach(function (c) { c.classList.add("perflab-long"); }); }
+    });
+  }
+  widen();
+  window.addEventListener("load", widen);       // the styles are all in by then
+  var pending = null;
+  window.addEventListener("resize", function () { clearTimeout(pending); pending = setTimeout(widen, 200); });
+});
+"""
 EXCLUDE = [".venv/**", ".pytest_cache/**", ".git/**", ".ci/**", "perflab/**", "perflab.egg-info/**", "_build/**", "data/**", "labs/**", "containers/**", "tests/**",
            "benchmarks/**", "scripts/**", "slowdisk/**", "README.md", "test-artifacts/**", "**.ipynb_checkpoints"]
 
@@ -147,7 +232,7 @@ def config(m: Manifest) -> dict:
         "sphinx": {
             "config": {
                 "html_static_path": ["_static"],
-                "html_js_files": ["plotly.min.js", "perflab-theme.js"],
+                "html_js_files": ["plotly.min.js", "perflab-theme.js", "perflab-tables.js"],
                 "html_css_files": ["perflab.css"],
                 "extensions": EXTENSIONS,
                 # pydata-sphinx-theme logs a console error on a first visit without a mode.
@@ -199,4 +284,5 @@ def write(m: Manifest) -> list[Path]:
         shutil.copyfileobj(src, dst)
     (static / "perflab.css").write_text(CSS)
     (static / "perflab-theme.js").write_text(THEME_JS)
+    (static / "perflab-tables.js").write_text(TABLES_JS)
     return paths

@@ -4,8 +4,16 @@
   uncommitted changes. The commit is read when the build starts, so it cannot be written into the
   committed _config.yml; sphinx-book-theme's ``extra_footer`` option is set here instead, at
   ``config-inited``.
+* One search field per page: pydata-sphinx-theme (0.17) adds its own search field to a header bar
+  (``navbar_persistent``) unless told otherwise, over sphinx-book-theme's field in the sidebar; at
+  desktop width the reader saw both. An empty ``navbar_persistent`` drops the header bar: the sidebar
+  keeps its field, and on a phone (sidebar folded away) the article header's search button shows.
 * The status page's execution table (myst-nb's ``nb-exec-table``) marks each page with an emoji,
   which a machine without an emoji font draws as an empty box: the marks become words.
+* Two lexers. ``hosts``: the lab's hosts files (one host per line, optionally ``,port``; ``#``
+  comments), which no Pygments lexer fits: a shell session's lexer drew the comment as a root prompt.
+  ``console`` (a shell session) as Pygments has it, but an address or version (``10.20.0.0/24``,
+  ``3.33``) is one number: Pygments' Bash coloured its first digits only.
 """
 from __future__ import annotations
 
@@ -13,12 +21,36 @@ import os
 from html import escape
 from pathlib import Path
 
+from pygments.lexer import RegexLexer, inherit
+from pygments.lexers.shell import BashLexer, BashSessionLexer
+from pygments.token import Comment, Name, Number, Punctuation, Whitespace
+
 from perflab.run import provenance
 
-__all__ = ["setup", "footer_html", "STATUS_WORDS"]
+__all__ = ["setup", "footer_html", "STATUS_WORDS", "THEME_OPTIONS", "HostsLexer", "ConsoleLexer"]
 
 #: myst-nb's execution-table marks, as the status page says them
 STATUS_WORDS = {"\u2705": "ran", "\u274c": "failed"}
+#: theme options the book sets whatever _config.yml says (see the module docstring)
+THEME_OPTIONS = {"navbar_persistent": []}
+
+
+class HostsLexer(RegexLexer):
+    """A hosts file as perflab.fio.clients reads it: a comment from ``#`` to the line's end, else a
+    host name or address, optionally ``,port``."""
+    name = "perflab hosts file"
+    aliases = ["hosts"]
+    tokens = {"root": [(r"#.*$", Comment.Single), (r",\s*\d+", Number.Integer), (r",", Punctuation),
+                       (r"[^#,\n]+", Name.Variable), (r"\n", Whitespace)]}
+
+
+class _Bash(BashLexer):
+    tokens = {"data": [(r"\d+(?:\.\d+)+(?:/\d+)?\b", Number), inherit]}
+
+
+class ConsoleLexer(BashSessionLexer):
+    """Pygments' ``console``, dotted numbers whole (see the module docstring)."""
+    _innerLexerCls = _Bash
 
 
 def footer_html(root: Path) -> str:
@@ -31,9 +63,10 @@ def footer_html(root: Path) -> str:
             f'<a href="build-status.html">what produced this book</a>.</p>')
 
 
-def _set_footer(app, config) -> None:
+def _set_theme_options(app, config) -> None:
     root = Path(os.environ.get("PERFLAB_ROOT") or app.srcdir)
-    config.html_theme_options = {**(config.html_theme_options or {}), "extra_footer": footer_html(root)}
+    config.html_theme_options = {**(config.html_theme_options or {}), **THEME_OPTIONS,
+                                 "extra_footer": footer_html(root)}
 
 
 def _status_words(app, doctree, docname) -> None:
@@ -46,6 +79,8 @@ def _status_words(app, doctree, docname) -> None:
 
 
 def setup(app):
-    app.connect("config-inited", _set_footer)
+    app.connect("config-inited", _set_theme_options)
+    app.add_lexer("hosts", HostsLexer)
+    app.add_lexer("console", ConsoleLexer)
     app.connect("doctree-resolved", _status_words)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -11,7 +11,7 @@ import numpy as np
 from perflab.analysis.heatmap.buckets import UNITS, bucket_labels, format_ns, format_number, unit_for
 from perflab.analysis.heatmap.model import HeatMap, column_seconds
 
-__all__ = ["figure", "COLORSCALE"]
+__all__ = ["figure", "COLORSCALE", "side_ticks"]
 
 # Light to dark (ColorBrewer's OrRd from its fourth step on): a single I/O (count 1) is a pale
 # orange that still stands out on white, and the busiest cells are the darkest, most visible red.
@@ -20,17 +20,29 @@ COLORSCALE = [[0.0, "#fdbb84"], [0.25, "#fc8d59"], [0.5, "#ef6548"], [0.75, "#d7
               [1.0, "#7f0000"]]
 
 
+def _count_label(c: int) -> str:
+    """A count as a tick says it: 1, 10, 100, 1k, 10k, 100k, 1M."""
+    for div, suf in ((10 ** 9, "G"), (10 ** 6, "M"), (10 ** 3, "k")):
+        if c >= div:
+            return f"{c // div}{suf}"
+    return str(c)
+
+
+#: the most labels the colour bar takes: on a phone it is ~140 px long, and plotly turns its labels
+#: on their side when a seventh (1, 2, 5, 10, 20, 50, 100) or a sixth decade (1 ... 100k) joins
+MAX_COLOUR_TICKS = 6
+
+
 def _count_ticks(zmax: float) -> tuple[list[float], list[str]]:
-    def lab(c: int) -> str:
-        for div, suf in ((10 ** 9, "G"), (10 ** 6, "M"), (10 ** 3, "k")):
-            if c >= div:
-                return f"{c // div}{suf}"
-        return str(c)
-    vals = []
-    for k in range(int(math.floor(zmax)) + 1):
-        vals += [10 ** k] + ([2 * 10 ** k, 5 * 10 ** k] if zmax < 2.5 else [])
+    """The colour bar's ticks up to 10**zmax I/Os: 1, 2, 5, 10, 20 and 50 while they fit, else
+    decades (1, 10, 100, ...), every other or third decade past 10k."""
+    top = int(math.floor(zmax + 1e-9))
+    vals = [m * 10 ** k for k in range(top + 1) for m in (1, 2, 5)]
     vals = [v for v in vals if math.log10(v) <= zmax + 1e-9]
-    return [math.log10(v) for v in vals], [lab(v) for v in vals]
+    if len(vals) > MAX_COLOUR_TICKS:
+        step = 1 if top < MAX_COLOUR_TICKS - 1 else math.ceil(top / (MAX_COLOUR_TICKS - 2))
+        vals = [10 ** k for k in range(0, top + 1, step)]
+    return [math.log10(v) for v in vals], [_count_label(v) for v in vals]
 
 
 def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto",
@@ -219,6 +231,23 @@ def _latency_axis(fig, labels: list[str], y, ytitle: str, linear: bool, u: str, 
         # the axis starts when that is not 0
         start = f", from {format_number(float(y[0]), 3)}" if y[0] > 0 else ""
         fig.update_yaxes(title_text=f"latency ({u}{start})", showgrid=False, row=1, col=1)
+    # the lowest row's label hangs below the map when rows are short: set off from the axis, it
+    # clears the time axis's first tick label ("0") at the corner instead of touching it
+    fig.update_yaxes(ticklabelstandoff=4, row=1, col=1)
+
+
+#: the side panel's tick labels (px): the book's smallest figure text (tests/support/layout.js)
+SIDE_TICK_PX = 10
+
+
+def side_ticks(top: float) -> tuple[list[int], list[str]]:
+    """The side panel's count axis (log): a grid line at every decade up to ``top``, labelled at 1
+    and at the highest decade only. On a phone the panel is ~50 px wide: two short labels at
+    :data:`SIDE_TICK_PX` lie flat there; a third (1, 100, 10k) is turned on its side by plotly."""
+    d = max(int(math.floor(math.log10(max(top, 1.0)) + 1e-9)), 0)
+    shown = {0, d}
+    vals = [10 ** k for k in range(d + 1)]
+    return vals, [_count_label(v) if k in shown else "" for k, v in enumerate(vals)]
 
 
 def _add_companion(fig, hm: HeatMap, r0: int, r1: int, labels: list[str], linear: bool, u: str,
@@ -240,8 +269,10 @@ def _add_companion(fig, hm: HeatMap, r0: int, r1: int, labels: list[str], linear
     if linear:
         bar.update(width=(edges[1:][nz] - edges[:-1][nz]) / UNITS[u])
     fig.add_trace(bar, row=1, col=2)
-    fig.update_xaxes(type="log", title_text=f"I/Os ({rng})", showgrid=True,
-                     gridcolor="#eee", row=1, col=2)
+    vals, text = side_ticks(float(cnt.max()) if len(cnt) else 1.0)
+    fig.update_xaxes(type="log", title_text=f"I/Os ({rng})", showgrid=True, gridcolor="#eee",
+                     tickmode="array", tickvals=vals, ticktext=text,
+                     tickfont=dict(size=SIDE_TICK_PX), row=1, col=2)
     if t_range is not None:
         fig.add_vrect(x0=t_range[0], x1=t_range[1], fillcolor="#888", opacity=0.12,
                       line_width=0, row=1, col=1)
