@@ -104,27 +104,3 @@ def test_a_new_reference_replaces_the_old_one_only_once_it_is_in_place(tmp_path)
         _swap_in(tmp_path / "never-made", dst)
     assert (dst / "run.json").read_text() == "new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["heatmaps"]
-
-
-def test_a_labs_figures_are_outside_its_references_key(manifest):
-    """How a figure is drawn is not part of a reference's key (perflab.run.reference): a change to
-    labs/<lab>/figures.py alone leaves the reference fresh, a change to any other file of the lab
-    does not. That holds only while nothing a run records depends on figures.py: no lab module but
-    the package's __init__ (which re-exports the figures for the chapter) imports it."""
-    import ast
-
-    from perflab.run import reference
-
-    lab = manifest.lab("ht")
-    specs = reference.pathspecs(manifest, lab)
-    files = reference._git(manifest.root, "ls-files", "--", *specs).stdout.split()
-    assert "labs/ht/analysis.py" in files and "labs/ht/checks.py" in files, files
-    assert "labs/ht/figures.py" not in files and (manifest.root / "labs/ht/figures.py").is_file(), files
-    for f in sorted((manifest.root / "labs").glob("*/*.py")):
-        if f.name in ("figures.py", "__init__.py"):
-            continue
-        for node in ast.walk(ast.parse(f.read_text())):
-            names = [node.module or "", *(a.name for a in node.names)] if isinstance(node, ast.ImportFrom) else \
-                [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            assert not any(n == "figures" or n.endswith(".figures") for n in names), \
-                f"{f.relative_to(manifest.root)} imports the lab's figures: they would be part of what a run records"

@@ -6,10 +6,7 @@ the Dockerfile and `inputs`) equal today's, with the parameters that the full pr
 today, the way an execution cache is keyed by content. The
 package's analysis code is not part of the key on purpose: the book recomputes every metric and
 check from the reference's raw data with today's code and fails when a recomputed check differs
-from the recorded one (perflab.run.session), which catches a change there that matters. For the
-same reason a lab's `figures.py` is not part of the key: the book draws every figure from the
-recorded data with today's code, and how a figure is drawn changes nothing a run recorded (no
-experiment, analysis or check imports it; tests/test_references.py holds that).
+from the recorded one (perflab.run.session), which catches a change there that matters.
 
     scripts/perflab references --check          # which references are stale, and why (exit 1 if any)
     scripts/perflab references                  # re-record every lab's reference (full preset)
@@ -32,14 +29,12 @@ from pathlib import Path
 from perflab.config.manifest import Lab, Manifest
 
 PRESET = "full"
-#: the lab module that only draws (from recorded data, at book build): outside a reference's key
-FIGURES = "figures.py"
 
 
 def pathspecs(m: Manifest, lab: Lab) -> list[str]:
     """What a lab's reference depends on, as git pathspecs (relative to the project root): its
     images as built on the first Debian release, where every reference runs (--suite aside)."""
-    specs = [f"labs/{lab.name}/", f":(exclude)labs/{lab.name}/{FIGURES}"]
+    specs = [f"labs/{lab.name}/"]
     for name in lab.images:
         im = m.images[name]
         specs.append(str((im.default_dockerfile or im.dockerfile).relative_to(m.root)))
