@@ -45,7 +45,9 @@ BAND_MIN_SHARE = 0.01
 SAME, DIFFERS = "same within noise", "differs"
 #: the verdict when no runs measured the noise: the distances stand alone
 UNWEIGHED = "no verdict (no runs to measure the noise)"
-#: diverging colours for the difference map: blue where B has the smaller share, red where larger
+#: diverging colours for the difference map: blue where B has the smaller share, red where larger,
+#: near white (the light plot's colour) where they are equal. In the book's dark mode perflab-theme.js
+#: draws 0 in the dark plot's colour and turns each half, so the larger a change the brighter its cell.
 DIVERGING = [[0.0, "#2166ac"], [0.25, "#92c5de"], [0.5, "#f7f7f7"], [0.75, "#f4a582"], [1.0, "#b2182b"]]
 
 
@@ -315,7 +317,8 @@ class Difference:
         x = np.arange(n) * wide / 1000
         fig = go.Figure(go.Heatmap(
             z=diff[r0:r1], x=x, y=labels, colorscale=DIVERGING, zmid=0, zmin=-top, zmax=top,
-            colorbar=dict(title="B - A<br>share", orientation="h", y=-0.12, yanchor="top", len=0.6, thickness=14),
+            # the bar's title above it (beside it, it left the bar a sliver on a phone, its ticks on each other)
+            colorbar=dict(title=dict(text="B - A<br>share", side="top"), orientation="h", y=-0.12, yanchor="top", len=0.6, thickness=14),
             hovertemplate="%{x} s, %{y}: B - A = %{z:.3f}<extra></extra>"))
         more = ""
         if thin.any():

@@ -15,7 +15,9 @@ __all__ = ["figure", "COLORSCALE", "side_ticks"]
 
 # Light to dark (ColorBrewer's OrRd from its fourth step on): a single I/O (count 1) is a pale
 # orange that still stands out on white, and the busiest cells are the darkest, most visible red.
-# Empty cells are not drawn (white background).  chapters/heatmaps.md describes it in these words.
+# Empty cells are not drawn (the plot's background).  In the book's dark mode perflab-theme.js
+# reverses the scale on the dark plot, so that the busiest cells stay the most visible: brightest
+# there, a single I/O a dim dark red.  chapters/heatmaps.md describes it in words true of both.
 COLORSCALE = [[0.0, "#fdbb84"], [0.25, "#fc8d59"], [0.5, "#ef6548"], [0.75, "#d7301f"],
               [1.0, "#7f0000"]]
 
@@ -51,8 +53,9 @@ def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto
     """The heat map as a plotly Figure.
 
     x is time (s), y the latency buckets, colour the count on a log10 scale (colour-bar
-    ticks labelled in real counts; count 1 is pale orange, the busiest cells darkest red,
-    empty cells are not drawn).
+    ticks labelled in real counts; on the light page count 1 is pale orange and the busiest
+    cells darkest red, on the book's dark page the scale runs the other way; empty cells are not
+    drawn).
     With ``linear=False`` every bucket is one row of equal height (the log-linear
     layout) labelled with its range; ``linear=True`` uses a numeric latency axis
     (bucket edges in ``unit``), natural for linear buckets.  Only the rows and columns
