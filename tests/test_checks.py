@@ -71,7 +71,56 @@ def test_audit_says_what_each_check_asks_and_when_it_is_not_shown():
     rows = checks.audit([Check("a", "x", ">", 1, asks="a slow enough disk", unless=unless), Check("b", "x", ">", 1)])
     assert rows[0] == {"check": "a", "asks of the machine": "a slow enough disk",
                        "not shown here when": "The disk cannot serve the set rate."}
-    assert rows[1]["not shown here when"].startswith("never")
+    assert rows[1]["not shown here when"] == checks.NEVER
+
+
+def test_grouped_puts_checks_that_share_both_cells_in_one_row():
+    def slow(m, p):
+        """The disk is slow."""
+    cs = [Check("a", "x", ">", 1), Check("b", "x", ">", 1, asks="a disk", unless=slow), Check("c", "x", ">", 1),
+          Check("d", "x", ">", 1, asks="a fast disk", unless=slow), Check("e", "x", ">", 1, asks="a disk", unless=slow),
+          Check("f", "x", ">", 1, asks="CPU")]
+    rows = checks.grouped(checks.audit(cs))
+    assert [r["checks"] for r in rows] == [["a", "c"], ["f"], ["b", "e"], ["d"]]
+    # rows that share "not shown here when" are next to each other, in the order of their first check
+    assert [r["not shown here when"] for r in rows] == [checks.NEVER, checks.NEVER, "The disk is slow.", "The disk is slow."]
+
+
+def test_expected_text_reads_as_words():
+    m = {"ok": True, "n": 0, "top": 4, "ids": [2, 5]}
+    # a claim that must hold is its words; "== 0" is none; another == is "words: bound"; lists in words
+    assert Check("flag", "ok", "==", True, about="scrub finds no errors").expected(m) == "scrub finds no errors"
+    assert Check("flag", "ok", "==", True).expected(m) == "yes"
+    assert Check("flag", "ok", "==", False, about="a hole").expected(m) == "a hole: no"
+    assert Check("lost", "n", "==", 0, about="writes lost").expected(m) == "writes lost: none"
+    assert Check("top", "top", "==", 4, about="the top client", bound_about="the desktop").expected(m) == \
+        "the top client: 4 (the desktop)"
+    assert Check("ids", "ids", "==", lambda m, p: [2, 5], bound_about="the planted ones").expected(m) == \
+        "2 and 5 (the planted ones)"
+    assert Check("sizes", "ids", "==", lambda m, p: [[4096], [131072]], about="sizes", unit="bytes").expected(m) == \
+        "sizes: 4,096 and 131,072 bytes"
+    assert Check("not", "top", "!=", 3, about="the top client").expected(m) == "the top client: not 3"
+    assert "==" not in Check("x", "ok", "==", True, about="a", bound_about="b").expected(m)
+
+
+def test_values_are_shown_in_words_with_their_unit():
+    import numpy as np
+
+    assert checks.shown(True) == "yes" and checks.shown([True, False]) == "yes and no"
+    assert checks.shown([True, True]) == "both yes" and checks.shown([False] * 3) == "all no"
+    assert checks.shown([2, 5]) == "2 and 5" and checks.shown([1, 2, 4, 5]) == "1, 2, 4 and 5"
+    # a thousands comma is not a list's comma
+    assert checks.shown([2947, 2944]) == "2,947 and 2,944"
+    assert checks.shown([2947, 2944, 12]) == "2,947; 2,944 and 12"
+    assert checks.shown([[4096], [131072]], "bytes") == "4,096 and 131,072 bytes"
+    assert checks.shown([1.0462, 1.0134], "x") == "1.046x and 1.013x"
+    assert checks.shown(4.45, "us") == "4.45 us" and checks.shown(99.4, "%") == "99.4%" and checks.shown(193.0, "x") == "193x"
+    assert checks.shown(9e-06) == "0.000009" and checks.shown(np.float64(1800.0), "reads/s") == "1,800 reads/s"
+    assert checks.shown("3 at 10%", "us") == "3 at 10%" and checks.shown(None) == "-" and checks.shown([]) == "(none)"
+    # a lab's own text: Python's notation in words
+    assert checks.readable("O_DSYNC: True, pwrite64: 97") == "O_DSYNC: yes, pwrite64: 97"
+    assert checks.readable("44,512 writes from JBODs [1, 2, 4, 5]") == "44,512 writes from JBODs 1, 2, 4 and 5"
+    assert checks.readable("see [libc] and True-ish") == "see libc and yes-ish"
 
 
 def test_between_only_if_and_show():

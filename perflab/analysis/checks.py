@@ -27,14 +27,19 @@ from __future__ import annotations
 
 import math
 import operator
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-__all__ = ["Check", "PASS", "FAIL", "NOT_SHOWN", "audit", "status", "failed", "evaluate", "outcomes", "statuses",
-           "probe", "wrong_sides"]
+__all__ = ["Check", "PASS", "FAIL", "NOT_SHOWN", "NEVER", "AUDIT", "audit", "grouped", "status", "failed",
+           "evaluate", "outcomes", "statuses", "probe", "wrong_sides", "shown", "words", "readable"]
 
 PASS, FAIL, NOT_SHOWN = "pass", "FAIL", "not shown here"
+#: "not shown here when" of a check without `unless`
+NEVER = "never: it passes or fails"
+#: the audit table's columns (:func:`audit`)
+AUDIT = ("check", "asks of the machine", "not shown here when")
 
 #: the comparisons a check may make
 OPS: dict[str, Callable[[Any, Any], bool]] = {
@@ -52,16 +57,62 @@ def _read(src, m: Mapping, p: Mapping):
     return src
 
 
-def _num(x) -> str:
-    if isinstance(x, bool):
-        return "yes" if x else "no"
-    if isinstance(x, int):
-        return f"{x:,}"
-    if isinstance(x, float):
-        if not math.isfinite(x):
-            return str(x)
-        return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
-    return str(x)
+def shown(v, unit: str = "") -> str:
+    """A value as the checks show it, in words: 4 significant digits, never in e-notation, thousands
+    separated, booleans as yes or no, lists as "a, b and c" (one-element lists as their element), and
+    `unit` after a number or a list of numbers ("x" and "%" without a space)."""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (list, tuple)):
+        items = [x[0] if isinstance(x, (list, tuple)) and len(x) == 1 else x for x in v]
+        if len(items) > 1 and all(isinstance(x, bool) for x in items) and len(set(items)) == 1:
+            return f"{'both' if len(items) == 2 else 'all'} {shown(items[0])}"   # "both yes", not "yes and yes"
+        numeric = bool(items) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in items)
+        if numeric and unit in ("%", "x"):   # "1.05x and 1.01x"; "0.125 and 0.124 s"
+            return words([shown(x, unit) for x in items])
+        return words([shown(x) for x in items]) + (_unit(unit) if numeric else "")
+    if isinstance(v, dict):
+        return words([f"{k}: {shown(x)}" for k, x in v.items()])
+    item = getattr(v, "item", None)   # a numpy scalar
+    if callable(item) and not isinstance(v, str):
+        v = item()
+    if isinstance(v, int):
+        return f"{v:,}" + _unit(unit)
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            return str(v)
+        if abs(v) >= 1000:
+            return f"{v:,.0f}" + _unit(unit)
+        import numpy as np
+
+        return np.format_float_positional(v, precision=4, unique=True, fractional=False, trim="-") + _unit(unit)
+    return "-" if v is None else readable(str(v))
+
+
+def _unit(unit: str) -> str:
+    return "" if not unit else unit if unit in ("%", "x") else f" {unit}"
+
+
+def words(items: list[str]) -> str:
+    """Items joined as a sentence joins them: "a", "a and b", "a, b and c"; "(none)" for none. Items that
+    hold a comma themselves (a thousands separator: "2,947") are separated by semicolons instead."""
+    items = [str(x) for x in items]
+    if not items:
+        return "(none)"
+    sep = "; " if any("," in x for x in items) else ", "
+    return items[0] if len(items) == 1 else sep.join(items[:-1]) + " and " + items[-1]
+
+
+#: a Python list of numbers or plain words written into a lab's text ("JBODs [1, 2, 4, 5]")
+_LIST = re.compile(r"\[([\w.+-]+(?:, [\w.+-]+)*)\]")
+
+
+def readable(text: str) -> str:
+    """A lab's text about a value with Python's notation put in words: True and False as yes and no,
+    a list of numbers as "1, 2 and 5"."""
+    text = re.sub(r"\bTrue\b", "yes", re.sub(r"\bFalse\b", "no", text))
+    return _LIST.sub(lambda g: words(g.group(1).split(", ")), text)
+
 
 
 @dataclass(frozen=True)
@@ -89,9 +140,9 @@ class Check:
 
     @property
     def not_shown_when(self) -> str:
-        """When this check says "not shown here" (the first line of its `unless`'s docstring), or "-"."""
+        """When this check says "not shown here" (the first line of its `unless`'s docstring), or NEVER."""
         if self.unless is None:
-            return "never: it passes or fails"
+            return NEVER
         doc = " ".join((getattr(self.unless, "__doc__", None) or "").strip().split("\n\n")[0].split())
         # {NAME}: a constant of the module that declares it, so the table says what the code tests
         return doc.format_map(vars(sys.modules[self.unless.__module__])) if "{" in doc else doc
@@ -103,14 +154,21 @@ class Check:
             raise ValueError("a check needs a name: the claim it tests")
 
     def expected(self, m: Mapping, p: Mapping | None = None) -> str:
-        """The "expected" column: the comparison with its bound as this run computes it."""
+        """The "expected" column: the comparison with its bound as this run computes it, in words where
+        Python's notation would show: a claim that must hold (``== True``) is its words alone, ``== 0``
+        is "none", another ``==`` is "its words: the bound", and a list is "a, b and c"."""
         b = _read(self.bound, m, p or {})
-        unit = "" if not self.unit else self.unit if self.unit in ("%", "x") else f" {self.unit}"
-        text = (f"between {_num(b[0])} and {_num(b[1])}{unit}" if self.op == "between"
-                else f"{self.op} {_num(b)}{unit}")
-        if self.bound_about or isinstance(self.bound, str):
-            text += f" ({self.bound_about or self.bound})"
-        about = self.about.format_map({k: _num(v) for k, v in m.items()}) if "{" in self.about else self.about
+        note = f" ({self.bound_about or self.bound})" if self.bound_about or isinstance(self.bound, str) else ""
+        about = self.about.format_map({k: shown(v) for k, v in m.items()}) if "{" in self.about else self.about
+        if self.op in ("==", "!=") and isinstance(b, bool):
+            holds = b == (self.op == "==")
+            return ((about or "yes") if holds else f"{about}: no" if about else "no") + note
+        if self.op in ("==", "!="):
+            text = "none" if isinstance(b, (int, float)) and b == 0 else shown(b, self.unit)
+            text = text if self.op == "==" else f"not {text}"
+            return (f"{about}: {text}" if about else text) + note
+        text = (f"between {shown(b[0])} and {shown(b[1])}{_unit(self.unit)}" if self.op == "between"
+                else f"{self.op} {shown(b, self.unit)}") + note
         return f"{about} {text}" if about else text
 
     def evaluate(self, m: Mapping, p: Mapping | None = None) -> dict:
@@ -119,8 +177,8 @@ class Check:
         p = p or {}
         v, b = _read(self.value, m, p), _read(self.bound, m, p)
         ok = v is not None and b is not None and not _nan(v) and not _nan(b) and bool(OPS[self.op](v, b))
-        shown = self.show(m, p) if self.show is not None else v
-        out = {"name": self.name, "passed": ok, "value": _plain(shown), "expected": self.expected(m, p)}
+        value = self.show(m, p) if self.show is not None else v
+        out = {"name": self.name, "passed": ok, "value": _plain(value), "expected": self.expected(m, p)}
         if not ok and self.unless is not None:
             reason = self.unless(m, p)
             if reason:
@@ -140,9 +198,22 @@ def _plain(v):
 
 
 def audit(checks: list[Check]) -> list[dict]:
-    """What each check asks of the machine, and when it says "not shown here": the chapter's audit table."""
-    return [{"check": c.name, "asks of the machine": c.asks, "not shown here when": c.not_shown_when}
-            for c in checks]
+    """What each check asks of the machine, and when it says "not shown here": the chapter's audit
+    table, a row per check (the book's `table` shows it grouped: :func:`grouped`)."""
+    return [dict(zip(AUDIT, (c.name, c.asks, c.not_shown_when))) for c in checks]
+
+
+def grouped(rows: list[Mapping]) -> list[dict]:
+    """The audit table's rows as the page shows them: the checks that share both cells in one row, under
+    "checks" (a list of their names); rows that share "not shown here when" next to each other, so that
+    the page writes it once for them all; groups in the order of their first check."""
+    check, asks, when = AUDIT
+    out: dict[tuple[str, str], dict] = {}
+    for r in rows:
+        key = (r[when], r[asks])
+        out.setdefault(key, {"checks": [], asks: r[asks], when: r[when]})["checks"].append(r[check])
+    order = list(dict.fromkeys(w for w, _ in out))
+    return sorted(out.values(), key=lambda g: order.index(g[when]))   # stable: first checks first
 
 
 def evaluate(checks: list[Check], m: Mapping, p: Mapping | None = None) -> list[dict]:

@@ -1,8 +1,9 @@
 """Exercise solutions in the book: hidden (the default), shown, or stripped.
 
 A chapter marks each solution cell with the tag `solution`: code cells as
-`:tags: [hide-cell, solution]` (folded under "Show code cell" in the default build), markdown cells
-with a `+++ {"tags": ["solution"]}` marker, their text inside a `{dropdown}` so that it is folded too.
+`:tags: [hide-cell, solution]` (folded under "Show solution (code)" in the default build: the toggle's
+words are set by perflab.book.sphinxext, not by the chapter), markdown cells with a
+`+++ {"tags": ["solution"]}` marker, their text inside a `{dropdown}` so that it is folded too.
 
     perflab book                      # hide: solutions folded, one click away (readers, self-study)
     perflab book --solutions show     # show: solution code cells unfolded (instructors' copy)

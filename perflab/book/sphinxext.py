@@ -14,6 +14,10 @@
   comments), which no Pygments lexer fits: a shell session's lexer drew the comment as a root prompt.
   ``console`` (a shell session) as Pygments has it, but an address or version (``10.20.0.0/24``,
   ``3.33``) is one number: Pygments' Bash coloured its first digits only.
+* An exercise's solution code cell (tags ``hide-cell`` and ``solution``, perflab.book.solutions) folds
+  under "Show solution (code)", not myst-nb's "Show code cell content", which did not say it was the
+  answer (the prose solutions sit in a "Solution" dropdown). A post-transform sets the cell's prompts
+  before myst-nb's own (HideInputCells) folds it, so the chapters need no per-cell metadata.
 """
 from __future__ import annotations
 
@@ -21,18 +25,24 @@ import os
 from html import escape
 from pathlib import Path
 
+from docutils import nodes
 from pygments.lexer import RegexLexer, inherit
 from pygments.lexers.shell import BashLexer, BashSessionLexer
 from pygments.token import Comment, Name, Number, Punctuation, Whitespace
+from sphinx.transforms.post_transforms import SphinxPostTransform
 
+from perflab.book.solutions import TAG as SOLUTION_TAG
 from perflab.run import provenance
 
-__all__ = ["setup", "footer_html", "STATUS_WORDS", "THEME_OPTIONS", "HostsLexer", "ConsoleLexer"]
+__all__ = ["setup", "footer_html", "STATUS_WORDS", "THEME_OPTIONS", "SOLUTION_PROMPTS", "HostsLexer", "ConsoleLexer",
+           "label_solutions"]
 
 #: myst-nb's execution-table marks, as the status page says them
 STATUS_WORDS = {"\u2705": "ran", "\u274c": "failed"}
 #: theme options the book sets whatever _config.yml says (see the module docstring)
 THEME_OPTIONS = {"navbar_persistent": []}
+#: a folded solution code cell's toggle, folded and unfolded (myst-nb's prompt_show, prompt_hide)
+SOLUTION_PROMPTS = ("Show solution (code)", "Hide solution (code)")
 
 
 class HostsLexer(RegexLexer):
@@ -70,15 +80,35 @@ def _set_theme_options(app, config) -> None:
 
 
 def _status_words(app, doctree, docname) -> None:
-    from docutils import nodes
-
     for table in doctree.findall(nodes.table):
         for text in list(table.findall(nodes.Text)):
             if text.astext() in STATUS_WORDS:
                 text.parent.replace(text, nodes.Text(STATUS_WORDS[text.astext()]))
 
 
+def label_solutions(doctree) -> int:
+    """Give every folded solution code cell of `doctree` the solution's toggle (SOLUTION_PROMPTS); the
+    number of cells labelled."""
+    n = 0
+    for node in doctree.findall(nodes.container):
+        if (node.get("nb_element") == "cell_code" and node.get("hide_mode")
+                and f"tag_{SOLUTION_TAG}" in node.get("classes", [])):
+            node["prompt_show"], node["prompt_hide"] = SOLUTION_PROMPTS
+            n += 1
+    return n
+
+
+class SolutionToggles(SphinxPostTransform):
+    """label_solutions, just before myst-nb's HideInputCells (priority 199) folds the cells with their prompts."""
+    default_priority = 198
+    formats = ("html",)
+
+    def run(self, **kwargs) -> None:
+        label_solutions(self.document)
+
+
 def setup(app):
+    app.add_post_transform(SolutionToggles)
     app.connect("config-inited", _set_theme_options)
     app.add_lexer("hosts", HostsLexer)
     app.add_lexer("console", ConsoleLexer)

@@ -24,6 +24,7 @@ from perflab.config import params as params_mod
 from perflab.run import progress, provenance
 from perflab.infra import cleanup, containers, labels, ledger, limits, scratch, seccomp
 from perflab.run.record import RunRecord, write_json_atomic
+from perflab.run.tables import table   # the book's tables; chapters import it from here too
 
 REFERENCE = "reference"
 
@@ -42,6 +43,7 @@ class Session:
         self.data_dir = Path(data_dir)
         self.record = record
         self.checks: list[dict] = []
+        self.units: dict[str, str] = {}   # a declared check's unit, by its name: the checks table's values
         self.metrics: dict = {}
         self.ledger = ledger.Ledger(self.data_dir) if mode == "live" else None
         self.run_id = self.data_dir.name
@@ -170,7 +172,9 @@ class Session:
         parameters, record each, and return the outcomes. Call finish() to show them."""
         from perflab.analysis import checks
 
-        outcomes = checks.evaluate(list(declared), self.metrics if metrics is None else metrics, self.params)
+        declared = list(declared)
+        outcomes = checks.evaluate(declared, self.metrics if metrics is None else metrics, self.params)
+        self.units.update({c.name: c.unit for c in declared if c.unit})
         for o in outcomes:
             self._add(o)
         return outcomes
@@ -260,23 +264,16 @@ class Session:
 
             print("The sanity rules' warnings: traps this run may have fallen into (see 'Benchmarking "
                   "without fooling yourself'). The checks follow them.")
-            display(_table(sanity.table(findings), f"Sanity warnings ({len(findings)})"))
+            display(table(sanity.table(findings), f"Sanity warnings ({len(findings)})"))
         return findings
 
     def finish(self):
         """Show the checks; in reference mode a failed check raises (the book must not claim what
         its data does not show). In live mode the runner turns a failed check into its exit code."""
-        import pandas as pd
-
         from perflab.analysis import checks as checks_mod
+        from perflab.run.tables import checks_table
 
-        df = pd.DataFrame({"check": [c["name"] for c in self.checks],
-                           "result": [checks_mod.status(c) for c in self.checks],
-                           "value": [_shown(c["value"]) for c in self.checks],
-                           "expected": [c["expected"] for c in self.checks]})
         not_shown = [c for c in self.checks if checks_mod.status(c) == checks_mod.NOT_SHOWN]
-        if not_shown:   # why this machine could not show it, measured by this run
-            df["not shown here because"] = [c.get("not_shown", "") for c in self.checks]
         failed = [c["name"] for c in self.checks if checks_mod.failed(c)]
         self.sanity_findings()
         if self.ledger:
@@ -296,8 +293,8 @@ class Session:
                                   "raw data (re-record it: scripts/perflab references " + self.lab.name
                                   + "): " + "; ".join(drift))
         passed = len(self.checks) - len(failed) - len(not_shown)
-        return _table(df, f"Checks ({len(self.checks)}: {passed} passed"
-                          + (f", {len(not_shown)} not shown on this machine" if not_shown else "") + ")")
+        return checks_table(self.checks, self.units, f"Checks ({len(self.checks)}: {passed} passed"
+                            + (f", {len(not_shown)} not shown on this machine" if not_shown else "") + ")")
 
     def recorded_drift(self) -> list[str]:
         """Reference mode: how the checks recomputed now differ from the ones recorded in run.json
@@ -316,58 +313,6 @@ class Session:
             elif not _same(a["value"], b["value"]):
                 out.append(f"'{n}' is {a['value']!r} now, {b['value']!r} when recorded")
         return out
-
-
-def table(df, caption: str | None = None):
-    """A DataFrame as the book shows its tables: one header row (a named index becomes the first
-    column), headers over their columns, text escaped, numbers as the checks show them unless the
-    chapter formatted them, and an optional caption. Pages without a lab session call it directly."""
-    import pandas as pd
-
-    if df.index.name is not None or any(df.index.names) or not isinstance(df.index, pd.RangeIndex):
-        df = df.reset_index()
-    return _table(df, caption)
-
-
-def _table(df, caption: str | None = None):
-    """A table as the book shows it: no index column, styled like pandas' own tables, its text
-    escaped (a value such as perf's "<not supported>" is shown, not taken for an HTML tag), headers
-    over their columns, and a caption that says what the table is."""
-    st = (df.style.hide(axis="index").format(_cell, escape="html").set_table_attributes('class="dataframe"')
-          .set_table_styles([{"selector": "th", "props": "text-align: left;"},
-                             {"selector": "caption", "props": "caption-side: top; text-align: left; "
-                                                              "font-weight: bold; padding: 0.8em 0 0.3em 0;"}]))
-    return st.set_caption(caption) if caption else st
-
-
-def _cell(v) -> str:
-    """A table cell: numbers as the checks show them (4 significant digits, thousands separated),
-    anything else as its text."""
-    import numpy as np
-
-    if isinstance(v, np.generic):
-        v = v.item()
-    return _shown(v) if isinstance(v, (bool, int, float)) or v is None else str(v)
-
-
-def _shown(v) -> str:
-    """A check's value as the checks table shows it: 4 significant digits, never in e-notation,
-    thousands separated, lists as lists."""
-    import numpy as np
-
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, int):
-        return f"{v:,}"
-    if isinstance(v, float):
-        if v != v or v in (float("inf"), float("-inf")):
-            return str(v)
-        if abs(v) >= 1000:
-            return f"{v:,.0f}"
-        return np.format_float_positional(v, precision=4, unique=True, fractional=False, trim="-")
-    if isinstance(v, (list, tuple)):
-        return ", ".join(_shown(x) for x in v) or "(none)"
-    return "-" if v is None else str(v)
 
 
 def _same(a, b, rel: float = 1e-6) -> bool:
