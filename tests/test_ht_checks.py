@@ -15,7 +15,7 @@ OURS = {"work_ratio": 2.34, "cache_cpu_pct": 99.2, "dram_cpu_pct": 99.3, "machin
         "hardware_counters": "not supported: perf stat -e cycles,instructions: <not supported> cycles",
         "sweep_other_cpu_pct_max": 0.8, "sweep_throttled_pct_max": 0.0, "dram_throttled_pct": 0.0,
         "sweep_accounted_min_pct": 99.9, "ends_accounted_min_pct": 99.9, "ends_other_cpu_pct_max": 0.7,
-        "ends_throttled_pct_max": 0.0, "cpu_dram_cpu_pct": 49.6}
+        "ends_throttled_pct_max": 0.0, "cpu_dram_cpu_pct": 49.6, "blocks_over_file": 0}
 #: a slower machine with a smaller gap (another machine of the project's kind gave 1.78x)
 SLOW = {**OURS, "work_ratio": 1.78, "machine_read_ratio_max": 2.1, "machine_read_max_method": "read64pf"}
 #: a learner's laptop with a browser on fio's CPU (issue 30: fio could not reach 90%)
@@ -40,6 +40,13 @@ def outcome(lab, m, name):
 @pytest.mark.parametrize("m", [OURS, SLOW], ids=["ours", "slow"])
 def test_fast_and_slow_machines_pass(lab, m):
     assert set(statuses(lab, m).values()) == {checks.PASS}
+
+
+@pytest.mark.parametrize("n,expect", [(0, checks.PASS), (1, checks.FAIL)])
+def test_no_block_larger_than_its_file_on_both_sides(lab, n, expect):
+    """configs.py plans no read with a block larger than its file; one such measurement fails."""
+    assert checks.status(outcome(lab, {**OURS, "blocks_over_file": n}, "no block larger than its file is measured")) \
+        == expect
 
 
 def test_a_shared_cpu_says_why_fio_was_not_busy(lab):

@@ -147,17 +147,19 @@ def test_plan_covers_the_phases(lab):
 
 
 def test_disk_queues_figure_shows_every_disk_on_a_log_axis(lab):
-    """Queues thousands of times apart: one flat label per disk, a log axis that starts a decade
-    below the shortest queue, so that every bar is drawn (a linear axis drew them 0.1 px long)."""
+    """Queues thousands of times apart: one flat label per disk, a dot per disk (on a log axis a bar's
+    length says only where the axis starts) on an axis that starts just below the shortest queue, and
+    the disks of the JBODs found single-path in their own colour, named in the legend."""
     disks = pd.DataFrame({"jbod": [1, 1, 2, 2], "slot": [1, 2, 1, 2], "queue": [0.006, 0.005, 16.0, 15.9]})
     fig = lab.fig_disk_queues(disks, [2])
-    bar = fig.data[0]
-    assert bar.orientation == "h" and list(bar.y) == ["001/1", "001/2", "002/1", "002/2"]
+    assert [tr.type for tr in fig.data] == ["scatter", "scatter"] and all(tr.mode == "markers" for tr in fig.data)
+    other, slow = fig.data
+    assert list(other.y) == ["001/1", "001/2"] and list(slow.y) == ["002/1", "002/2"]
+    assert other.marker.color == lab.OTHER and slow.marker.color == lab.SINGLE_PATH and "002" in slow.name
     assert fig.layout.xaxis.type == "log" and fig.layout.xaxis.dtick == 1
     lo, hi = fig.layout.xaxis.range
-    assert lo <= np.log10(0.005) - 1 + 1e-9 and hi > np.log10(16.0)
-    assert list(fig.layout.yaxis.tickvals) == list(bar.y)
-    assert list(bar.marker.color) == [lab.CALM, lab.CALM, lab.SLOW, lab.SLOW]
+    assert np.log10(0.005) - 0.5 < lo < np.log10(0.005) and hi > np.log10(16.0)
+    assert list(fig.layout.yaxis.tickvals) == ["001/1", "001/2", "002/1", "002/2"]
 
 
 def test_sunburst_has_no_empty_slices_and_flat_labels(lab):

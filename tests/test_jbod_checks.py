@@ -64,6 +64,14 @@ def test_the_band_height_on_both_sides(lab, k, band, expect):
     assert checks.status(c.evaluate(m, P)) == expect
 
 
+@pytest.mark.parametrize("disks,expect", [(7, checks.FAIL), (8, checks.PASS), (9, checks.FAIL)])
+def test_the_slow_disks_are_every_disk_of_the_planted_jbods_on_both_sides(lab, disks, expect):
+    """8 disks with slow writes as cabled: the 2 planted JBODs x 4 disks. One disk of them without
+    (a missing path holds back every disk behind it) or one disk more (a disk elsewhere) fails."""
+    c = next(c for c in lab.CHECKS if c.name.startswith("as cabled, the disks with slow writes are every disk"))
+    assert checks.status(c.evaluate({**OURS, "disks_with_outliers": disks}, P)) == expect
+
+
 def test_a_busy_cpu_shows_no_chain_shortage_and_says_why(lab):
     s = statuses(lab, BUSY)
     assert all(s.pop(n) == checks.NOT_SHOWN for n in CHAIN_CHECKS), s

@@ -48,12 +48,14 @@ from .analysis import (SETTLE_S, counts_per_second, drill_down, load, net_rates,
                        windows)
 from .checks import CHECKS
 from .experiment import DESKTOP_CAPS, SERVER_CAPS, STACK_SAMPLE_S, plan, run
-from .figures import fig_bars, fig_client_opens, fig_network, fig_requests_per_second, stack_text
+from .figures import (client_opens_per_second, fig_bars, fig_client_opens, fig_network, fig_requests_per_second,
+                      stack_text)
 from .parsing import (CHAIN, FORMHIST, bpftrace_status, chain_in_order, function_names, openat_trace, parse_bpftrace,
                       parse_net, parse_sftp_log, parse_strace, parse_strace_stacks, parse_syslog_line)
 
 __all__ = ["CHAIN", "CHECKS", "DESKTOP_CAPS", "FORMHIST", "SERVER_CAPS", "SETTLE_S", "STACK_SAMPLE_S",
-           "bpftrace_status", "chain_in_order", "counts_per_second", "drill_down", "fig_bars", "fig_client_opens",
+           "bpftrace_status", "chain_in_order", "client_opens_per_second", "counts_per_second", "drill_down",
+           "fig_bars", "fig_client_opens",
            "fig_network", "fig_requests_per_second", "function_names", "load", "net_rates", "openat_trace",
            "parse_bpftrace", "parse_net", "parse_sftp_log", "parse_strace", "parse_strace_stacks",
            "parse_syslog_line", "per_second", "plan", "run", "stack_text", "summary", "window", "windows"]

@@ -48,9 +48,10 @@ def _rate(r: float) -> str:
 
 
 def fig_bars(counts: pd.Series, seconds: float, title: str, label: str, highlight=None, top: int = 10):
-    """A drill-down step as Analytics drew it: a horizontal bar per item, busiest on top (per second).
-    Where the bars span more than LOG_RATIO, the axis is logarithmic (from a decade or more below the
-    quietest bar, so that it is drawn at least a decade long), and says so."""
+    """A drill-down step as Analytics drew it: one row per item, busiest on top (per second).
+    Where the items span more than LOG_RATIO, the axis is logarithmic and says so, and each item is a
+    dot with its rate beside it rather than a bar: on a log axis a bar's length depends on where the
+    axis starts (0.045/s drawn a third as long as 63/s), a dot's place does not."""
     import math
 
     import plotly.graph_objects as go
@@ -59,47 +60,85 @@ def fig_bars(counts: pd.Series, seconds: float, title: str, label: str, highligh
     names = [str(x) for x in c.index]
     colours = [BUGGY_COLOUR if highlight is not None and str(x) == str(highlight) else OTHER_COLOUR for x in c.index]
     rates = c.values / seconds
-    # each bar carries its rate: a bar of a few requests beside one of 60/s is too short to see
-    fig = go.Figure(go.Bar(x=rates, y=names, orientation="h", marker_color=colours,
-                           text=[_rate(r) for r in rates], textposition="outside", cliponaxis=False,
-                           hovertemplate="%{y}: %{x:.3g} requests/s<extra></extra>"))
     shown = rates[rates > 0]
     log = len(shown) > 1 and float(shown.max()) > LOG_RATIO * float(shown.min())
+    hover = "%{y}: %{x:.3g} requests/s<extra></extra>"
+    # each item carries its rate: a bar of a few requests beside one of 60/s is too short to see
     if log:
-        # room for the labels: a little over half a decade past the busiest bar; ticks at decades only
-        # (plotly labels the 2s and 5s between them in a smaller font), written out (0.01, not 10m)
+        fig = go.Figure(go.Scatter(x=rates, y=names, mode="markers+text", marker={"color": colours, "size": 14},
+                                   text=[_rate(r) for r in rates], textposition="middle right", cliponaxis=False,
+                                   hovertemplate=hover))
+        # from half a decade below the quietest dot to room for the labels past the busiest; ticks at
+        # decades only, written out (0.01, not 10m)
         fig.update_xaxes(type="log", dtick=1, exponentformat="none",
-                         range=[math.floor(math.log10(float(shown.min()))) - 1, math.log10(float(shown.max())) + 0.6])
-    elif len(rates):
-        fig.update_xaxes(range=[0, 1.25 * float(rates.max())])   # room for the labels
+                         range=[math.log10(float(shown.min())) - 0.5, math.log10(float(shown.max())) + 0.9])
+    else:
+        fig = go.Figure(go.Bar(x=rates, y=names, orientation="h", marker_color=colours,
+                               text=[_rate(r) for r in rates], textposition="outside", cliponaxis=False,
+                               hovertemplate=hover))
+        if len(rates):
+            fig.update_xaxes(range=[0, 1.25 * float(rates.max())])   # room for the labels
     fig.update_layout(title=title, xaxis_title="requests/s" + (" (log scale)" if log else ""), yaxis_title=label,
                       height=max(280, 160 + 28 * len(c)), margin={"l": 10})
     return fig
 
 
-def fig_client_opens(d: dict):
-    """Client side: failed opens of the form-history file per second, by strace and by bpftrace."""
-    import plotly.graph_objects as go
+#: bpftrace's dots in a colour that reads on both themes, apart from strace's red
+BPF_COLOUR = "#ff7f0e"
 
+
+def client_opens_per_second(d: dict) -> pd.DataFrame:
+    """strace's and bpftrace's counts of the failed opens of the form-history file, one row per second
+    of the strace window (t: the second's middle, from the buggy phase's start). bpftrace's counts
+    cover the second that ends at their time stamp; each is matched to strace's second whose middle
+    lies within 0.25 s of its own (NaN where bpftrace has none, or did not run)."""
     tl = d["timeline"]
     t0 = tl["phases"]["buggy"][0]
     ta, tb = tl["tracing"]["strace_openat"]
     st = d["strace"]
-    fig = go.Figure()
-    if not st.empty:
-        e = st[(st["err"] == "ENOENT") & st["path"].str.endswith(FORMHIST)]
-        ps = counts_per_second(e["t"], ta + 0.5, tb - 0.5)
-        fig.add_bar(x=ps.index + (ta + 0.5 - t0) + 0.5, y=ps.values, name="strace: openat() = -1 ENOENT",
-                    marker_color=BUGGY_COLOUR, opacity=0.7)
+    if st.empty:
+        return pd.DataFrame(columns=["t", "strace", "bpftrace"])
+    e = st[(st["err"] == "ENOENT") & st["path"].str.endswith(FORMHIST)]
+    ps = counts_per_second(e["t"], ta + 0.5, tb - 0.5)
+    out = pd.DataFrame({"t": ps.index + (ta + 0.5 - t0) + 0.5, "strace": ps.values.astype(float)})
+    out["bpftrace"] = float("nan")
     b = d["bpftrace"]
     if d["bpftrace_status"] == "ran" and b is not None and not b["per_second"].empty:
-        ps = b["per_second"][b["per_second"]["path"].fillna("").str.endswith(FORMHIST)]
-        # each count covers the second that ends at its time stamp
-        fig.add_scatter(x=ps["t"] - t0 - 0.5, y=ps["count"], mode="markers", name="bpftrace: openat() by file",
-                        marker={"color": "black", "size": 7, "symbol": "x-thin", "line": {"width": 2}})
-    fig.add_hline(y=tl["open_rate"], line_dash="dot", annotation_text=f"open_rate = {tl['open_rate']:g}/s")
-    fig.update_layout(title="Desktop: opens of .elinks/formhist per second", xaxis_title="time (s)",
-                      yaxis_title="opens/s", height=360, barmode="overlay")
+        bp = b["per_second"][b["per_second"]["path"].fillna("").str.endswith(FORMHIST)]
+        for t, n in zip(bp["t"] - t0 - 0.5, bp["count"]):
+            i = (out["t"] - t).abs()
+            if len(i) and i.min() <= 0.25:
+                out.loc[i.idxmin(), "bpftrace"] = float(n)
+    return out.reset_index(drop=True)
+
+
+def fig_client_opens(d: dict):
+    """Client side: failed opens of the form-history file per second by strace (above, a line, with
+    the set open_rate in the title), and bpftrace's count less strace's in the same second (below).
+    The two counts sit on one another where the tools agree, so drawn together one hides the other;
+    their difference shows the agreement as a row of dots at zero, and any second they part."""
+    from plotly.subplots import make_subplots
+
+    tl = d["timeline"]
+    ops = client_opens_per_second(d)
+    has_bpf = ops["bpftrace"].notna() if len(ops) else pd.Series(dtype=bool)
+    rows = 2 if has_bpf.any() else 1
+    fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        row_heights=[0.65, 0.35] if rows == 2 else None)
+    if len(ops):
+        fig.add_scatter(x=ops["t"], y=ops["strace"], mode="lines", name="strace: openat() = -1 ENOENT",
+                        line={"color": BUGGY_COLOUR, "width": 2}, row=1, col=1)
+        fig.update_yaxes(title_text="opens/s", range=[0, 1.2 * max(float(ops["strace"].max()), tl["open_rate"])],
+                         row=1, col=1)
+    if rows == 2:
+        diff = ops["bpftrace"][has_bpf] - ops["strace"][has_bpf]
+        fig.add_scatter(x=ops["t"][has_bpf], y=diff, mode="markers", name="bpftrace − strace, same second",
+                        marker={"color": BPF_COLOUR, "size": 5}, row=2, col=1)
+        room = max(2.0, float(diff.abs().max()) + 1)
+        fig.update_yaxes(title_text="difference", range=[-room, room], zeroline=True, row=2, col=1)
+    fig.update_xaxes(title_text="time (s)", row=rows, col=1)
+    fig.update_layout(title=f"Desktop: opens of .elinks/formhist per second (open_rate = {tl['open_rate']:g}/s)",
+                      height=440 if rows == 2 else 360)
     return fig
 
 

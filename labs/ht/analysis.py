@@ -214,6 +214,9 @@ def summary(d: dict) -> dict:
         "disk_read_bytes_max": int(runs.disk_read_bytes.max()),
         "disk_read_fraction_max": _r((runs.disk_read_bytes / runs.rchar).max(), 6),
         "measurements": int(len(runs)),
+        # measurements whose block is larger than the file they read (configs.py plans none: such a read
+        # would be cut short at the file's end, and its bytes per read would not be its block)
+        "blocks_over_file": int((runs.bs > runs["set"]).sum()),
     }
     # The shape of the sweep: where the work per CPU-second is highest and lowest, as a share of the
     # smallest (cache-resident) set's.

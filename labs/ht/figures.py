@@ -23,12 +23,15 @@ def fig_sweep(d: dict):
     base = d["configs"][d["configs"].phase == "working sets"].sort_values("set")
     x = base["set"] / 1024
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.62, 0.38], vertical_spacing=0.06)
-    fig.add_scatter(x=x, y=base.gib_s, mode="lines+markers", name="throughput (GiB/s)", row=1, col=1)
+    # colours of middle lightness: each line stands out from the plot area in both themes
+    fig.add_scatter(x=x, y=base.gib_s, mode="lines+markers", name="throughput (GiB/s)", line_color="#1f77b4",
+                    row=1, col=1)
     fig.add_scatter(x=x, y=base.gib_per_cpu_s, mode="lines+markers", name="work: GiB per CPU-second",
-                    line_dash="dot", row=1, col=1)
-    fig.add_scatter(x=x, y=base.cpu_pct, mode="lines+markers", name="%CPU (fio's usr+sys)", row=2, col=1)
+                    line={"dash": "dot", "color": "#d62728"}, row=1, col=1)
+    fig.add_scatter(x=x, y=base.cpu_pct, mode="lines+markers", name="%CPU (fio's usr+sys)", line_color="#2ca02c",
+                    row=2, col=1)
     fig.add_scatter(x=x, y=base.cgroup_cpu_pct, mode="lines+markers", name="%CPU (container's cgroup)",
-                    line_dash="dot", row=2, col=1)
+                    line={"dash": "dot", "color": "#9467bd"}, row=2, col=1)
     for level, size in d["hw"].get("caches", {}).items():
         if level in ("L2", "L3"):
             # A line (a shape) takes the data value on a log axis; an annotation takes its log10.
@@ -137,5 +140,6 @@ def fig_neighbours(d: dict):
 def fig_two_cpus(d: dict):
     """One CPU vs two (one fio job on each): throughput and work per CPU-second for both sets."""
     gain = lambda r, one: f"×{r.gib_s / one.gib_s:.2f}"  # noqa: E731
-    return _bar_pair(d, [("1 CPU", "#7570b3", {}, gain), ("2 CPUs", "#e6ab02", {"ncpu": 2}, gain)],
+    # 2 CPUs in Dark2's brown: its yellow is too light to stand out from a light plot area
+    return _bar_pair(d, [("1 CPU", "#7570b3", {}, gain), ("2 CPUs", "#a6761d", {"ncpu": 2}, gain)],
                      "A second CPU: how much more does it read?")

@@ -52,13 +52,14 @@ from .checks import CHECKS
 from .experiment import (JOB, KEYS, PHASES, SETTLE_S, Enclosures, add_partitions, as_cabled_chains,
                          balanced_chains, cabling, disk_name, jbod_bytes, job_file, job_name, mirror_pairs, plan,
                          run)
-from .figures import (CALM, PHASE_COLOURS, SLOW, fig_chains, fig_disk_queues, fig_heatmap, fig_outliers_flat,
-                      fig_outliers_sunburst, fig_queues, fig_throughput, lat_paths)
+from .figures import (CALM, LONG_CHAIN, OTHER, PHASE_COLOURS, SINGLE_PATH, SLOW, fig_chains, fig_disk_queues,
+                      fig_heatmap, fig_outliers_flat, fig_outliers_sunburst, fig_queues, fig_throughput, lat_paths)
 from .model import (MiB, chain_needs, chain_oversubscribed, free_disk_mib_s, layout, model_disk_mib_s,
                     model_pool_mib_s, oversubscribed_jbods)
 
-__all__ = ["CALM", "CHECKS", "Enclosures", "FELL_BEHIND", "JOB", "KEYS", "MiB", "PHASES", "PHASE_COLOURS", "SETTLE_S",
-           "SLOW", "add_partitions", "as_cabled_chains", "balanced_chains", "cabling", "chain_effect", "chain_needs",
+__all__ = ["CALM", "CHECKS", "Enclosures", "FELL_BEHIND", "JOB", "KEYS", "LONG_CHAIN", "MiB", "OTHER", "PHASES",
+           "PHASE_COLOURS", "SETTLE_S", "SINGLE_PATH", "SLOW", "add_partitions", "as_cabled_chains",
+           "balanced_chains", "cabling", "chain_effect", "chain_needs",
            "chain_of", "chain_oversubscribed", "detect_slow_jbods", "disk_name", "disk_stats", "fig_chains",
            "fig_disk_queues", "fig_heatmap", "fig_outliers_flat", "fig_outliers_sunburst", "fig_queues",
            "fig_throughput", "free_disk_mib_s", "iostat_by_jbod", "iostat_view", "jbod_bytes", "jbod_stats",

@@ -159,6 +159,13 @@ CHECKS = [
                                 and bool(m["outliers_cabled"])),
           asks="no stall of fio longer than outlier_ms: a write no limit holds back takes well under a "
                "millisecond here (the devices are in RAM)"),
+    Check("as cabled, the disks with slow writes are every disk of the single-path JBODs", "disks_with_outliers", "==",
+          lambda m, p: len(_planted(p)) * p["disks_per_jbod"],
+          about="the disks with writes slower than {outlier_ms} ms (as cabled)",
+          bound_about="all the disks of the planted JBODs; with the check above, no other disk",
+          only_if=lambda m, p: (bool(_planted(p)) and not _oversubscribed(p, "as cabled")
+                                and bool(m["outliers_cabled"]) and m.get("disks_with_outliers") is not None),
+          asks="no stall of fio longer than outlier_ms, as above; a missing path holds back every disk of its JBOD"),
     Check("second path: the slow band stays, on the oversubscribed chain's JBODs", "outlier_jbods_dual", "==",
           lambda m, p: oversubscribed_jbods(layout(p), "second path"),
           about="the JBODs with writes slower than {outlier_ms} ms",

@@ -10,8 +10,13 @@ from .analysis import outliers_by_disk
 
 SLOW = "#d62728"
 CALM = "#1f77b4"
-# One colour per phase, in every figure that shows phases side by side.
+# One meaning per colour across the chapter: red, blue and green are the phases (in every figure that
+# shows phases side by side), purple the disks of the JBODs found single-path, orange the JBODs on the
+# longest chain, grey everything else.
 PHASE_COLOURS = {"as cabled": SLOW, "second path": CALM, "balanced": "#2ca02c"}
+SINGLE_PATH = "#9467bd"
+LONG_CHAIN = "#ff7f0e"
+OTHER = "#7f7f7f"
 
 
 def lat_paths(data_dir: Path) -> list[Path]:
@@ -53,7 +58,7 @@ def fig_outliers_sunburst(disks: pd.DataFrame, threshold_ms: float):
     default) and stay at a readable size: a wedge too narrow for one leaves it to the hover."""
     import plotly.graph_objects as go
 
-    ids, labels, parents, values, hover = [], [], [], [], []
+    ids, labels, parents, values, hover, colours = [], [], [], [], [], []
     for j, g in disks.groupby("jbod"):
         g = g[g["outliers"] > 0]
         if g.empty:
@@ -63,15 +68,17 @@ def fig_outliers_sunburst(disks: pd.DataFrame, threshold_ms: float):
         parents.append("")
         values.append(int(g["outliers"].sum()))
         hover.append(f"JBOD {j:03d}")
+        colours.append("#5f5f5f")   # greys, no colour of their own: the wedges' sizes are the finding
         for _, r in g.iterrows():
             ids.append(f"J{j}/{r['disk']}")
             labels.append(f"slot {r['slot']}")      # short enough to read in a wedge; the serial on hover
             parents.append(f"J{j}")
             values.append(int(r["outliers"]))
             hover.append(f"{r['disk']} (JBOD {j:03d}, slot {r['slot']})")
+            colours.append(OTHER)
     fig = go.Figure(go.Sunburst(ids=ids, labels=labels, parents=parents, values=values, branchvalues="total",
-                                hovertext=hover, hoverinfo="text+value+percent root",
-                                insidetextorientation="horizontal"))
+                                hovertext=hover, hoverinfo="text+value+percent root", marker={"colors": colours},
+                                insidetextorientation="horizontal", insidetextfont={"color": "white"}))
     quiet = [f"{j:03d}" for j, g in disks.groupby("jbod") if int(g["outliers"].sum()) == 0]
     fig.update_layout(title=f"The same writes (> {threshold_ms:g} ms) by JBOD, then disk", height=460,
                       uniformtext=dict(minsize=12, mode="hide"))
@@ -99,11 +106,13 @@ def fig_queues(per_phase: dict[str, pd.DataFrame], slow: list[int]):
 
 
 def fig_disk_queues(disks: pd.DataFrame, slow: list[int]):
-    """Average writes active or queued at each disk, one bar per disk (JBOD/slot), on a log axis.
+    """Average writes active or queued at each disk, one dot per disk (JBOD/slot), on a log axis; the
+    disks of the JBODs in `slow` (found single-path) in purple, with a key.
 
-    The bars lie along x so that every disk's name lies flat at a phone's width, and the axis is
+    The disks lie along y so that every disk's name lies flat at a phone's width, and the axis is
     logarithmic because the queues of a path with room to spare are thousands of times shorter than
-    those behind a missing one: on a linear axis they are drawn a tenth of a pixel long."""
+    those behind a missing one. Dots, not bars: on a log axis a bar's length says only where the axis
+    starts, and the axis starts just below the shortest queue."""
     import math
 
     import plotly.graph_objects as go
@@ -111,20 +120,26 @@ def fig_disk_queues(disks: pd.DataFrame, slow: list[int]):
     df = disks.sort_values(["jbod", "slot"])
     q = df["queue"][df["queue"] > 0]
     names = [f"{r.jbod:03d}/{r.slot}" for r in df.itertuples()]
-    fig = go.Figure(go.Bar(y=names, x=df["queue"], orientation="h",
-                           marker_color=[SLOW if j in slow else CALM for j in df["jbod"]],
-                           hovertemplate="disk %{y}: %{x:.3g} writes in flight<extra></extra>"))
+    fig = go.Figure()
+    hit = df["jbod"].isin(slow).to_numpy()
+    found = f"JBOD{'s' if len(slow) > 1 else ''} " + ", ".join(f"{j:03d}" for j in sorted(slow))
+    for sel, colour, name in ((~hit, OTHER, "other disks"),
+                              (hit, SINGLE_PATH, f"disks of {found} (found single-path)")):
+        if sel.any():
+            fig.add_scatter(x=df["queue"][sel], y=[n for n, s in zip(names, sel) if s], mode="markers", name=name,
+                            marker={"color": colour, "size": 9},
+                            hovertemplate="disk %{y}: %{x:.3g} writes in flight<extra></extra>")
     if len(q):
-        # from a decade or more below the shortest queue (its bar at least a decade long) to a little above
-        # the longest; ticks at decades only (plotly labels the 2s and 5s between them in a smaller font),
-        # written out (0.001, not 1m)
+        # from a little below the shortest queue to a little above the longest; ticks at decades only
+        # (plotly labels the 2s and 5s between them in a smaller font), written out (0.001, not 1m)
         fig.update_xaxes(type="log", dtick=1, exponentformat="none",
-                         range=[math.floor(math.log10(q.min())) - 1, math.log10(q.max()) + 0.15])
+                         range=[math.log10(q.min()) - 0.3, math.log10(q.max()) + 0.3])
     # every disk labelled, the first on top (plotly would skip every other label of a crowded category axis)
-    fig.update_yaxes(autorange="reversed", tickmode="array", tickvals=names)
+    fig.update_yaxes(autorange="reversed", tickmode="array", tickvals=names, categoryorder="array",
+                     categoryarray=names)
     fig.update_layout(title="Average writes active + queued, by disk (as cabled; JBOD/slot; log scale)",
-                      xaxis_title="writes in flight (log scale)", yaxis_title="JBOD/slot", bargap=0.25,
-                      height=max(340, 130 + 18 * len(df)))
+                      xaxis_title="writes in flight (log scale)", yaxis_title="JBOD/slot",
+                      height=max(340, 130 + 21 * len(df)))   # 21 px a disk: its name clear of its neighbours
     return fig
 
 
@@ -148,17 +163,19 @@ def fig_chains(per_phase: dict[str, pd.DataFrame]):
     from plotly.subplots import make_subplots
 
     phs = [p for p in ("second path", "balanced") if p in per_phase]
-    fig = make_subplots(rows=1, cols=len(phs), subplot_titles=phs, shared_yaxes=True)
+    # one panel above the other: side by side, a phone leaves six JBOD names (001 ... 006) no room
+    fig = make_subplots(rows=len(phs), cols=1, subplot_titles=phs, shared_xaxes=True, vertical_spacing=0.2)
     for i, ph in enumerate(phs, 1):
         jb = per_phase[ph]
         # the chain and its length under each JBOD's name (a label inside a near-zero bar cannot be read)
         fig.add_bar(x=[f"{j:03d}<br>ch {c} ({n})" for j, c, n in zip(jb.index, jb["chain"], jb["chain_len"])],
-                    y=jb["queue_per_disk"], row=1, col=i, showlegend=False,
-                    marker_color=["#ff7f0e" if n == jb["chain_len"].max() and jb["chain_len"].nunique() > 1 else CALM
+                    y=jb["queue_per_disk"], row=i, col=1, showlegend=False,
+                    marker_color=[LONG_CHAIN if n == jb["chain_len"].max() and jb["chain_len"].nunique() > 1 else OTHER
                                   for n in jb["chain_len"]],
                     hovertemplate="JBOD %{x}: %{y:.3g} writes in flight per disk<extra></extra>")
     # log scale: the queues of a chain with room to spare are thousands of times shorter
-    fig.update_yaxes(type="log")
+    # one scale for both panels (matches), so that the balanced JBODs' near-equal queues look equal
+    fig.update_yaxes(type="log", title_text="writes in flight<br>per disk", matches="y")
     fig.update_layout(title="Writes in flight per disk, by JBOD and chain (chain number, its length; log scale)",
-                      yaxis_title="writes in flight per disk", height=380)
+                      height=300 + 160 * len(phs))
     return fig
