@@ -431,7 +431,8 @@ def test_figure_structure():
 
 def test_busiest_cells_darkest_and_count_one_visible():
     """The colour scale goes from light to dark: a single I/O is still visible on white and every
-    step towards the busiest cell is darker (chapters/heatmaps.md describes it so)."""
+    step towards the busiest cell is darker, so on a light page the busiest cells stand out most
+    (chapters/heatmaps.md; dark mode reverses the scale: tests/test_dark_figures.py)."""
     import plotly.colors as pc
 
     def lum(c):
