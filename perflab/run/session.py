@@ -260,10 +260,11 @@ class Session:
         if self.record:
             self.record.sanity([x.as_dict() for x in findings])
         if findings:
-            from IPython.display import display
+            from IPython.display import Markdown, display
 
-            print("The sanity rules' warnings: traps this run may have fallen into (see 'Benchmarking "
-                  "without fooling yourself'). The checks follow them.")
+            # prose, not printed output: a <pre> line would run past the page's edge
+            display(Markdown("The sanity rules' warnings: traps this run may have fallen into (see "
+                             "*Benchmarking without fooling yourself*). The checks follow them."))
             display(table(sanity.table(findings), f"Sanity warnings ({len(findings)})"))
         return findings
 
