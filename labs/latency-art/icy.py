@@ -67,6 +67,24 @@ def count_wraps(svc_ms: np.ndarray, t_s: np.ndarray, rot_ms: float, gap_s: float
     return int(1 + np.sum(np.diff(tj) > gap_s))
 
 
+def net_line(svc_ms: np.ndarray, t_s: np.ndarray, rot_ms: float) -> dict:
+    """A disk's line unwrapped: each step from one write to the next folded back by whole rotations and
+    summed. A write held off its line adds a step out and one back that cancel in the sum, so unlike
+    the median step (drift_per_visit_us, skewed on a line with many large steps) the net slope is the
+    line's own. Returns the mean step in us per write (`us`), a least-squares slope against time in
+    ms per second (`ms_s`), the net wrap-rounds (`wraps`: jumps of more than half a rotation, signed,
+    net of jumps back; count_wraps counts a line that hovers at the edge once per visit) and all the
+    jumps (`jumps`)."""
+    x, t = np.asarray(svc_ms, float), np.asarray(t_s, float)
+    d = np.diff(x)
+    if len(d) < 2:
+        return {"us": float("nan"), "ms_s": float("nan"), "wraps": 0, "jumps": 0}
+    step = d - rot_ms * np.round(d / rot_ms)
+    jumps = d[np.abs(d) > rot_ms / 2]
+    return {"us": float(1000 * step.mean()), "ms_s": float(np.polyfit(t[1:], np.cumsum(step), 1)[0]),
+            "wraps": abs(int(np.sign(jumps).sum())), "jumps": int(len(jumps))}
+
+
 def creep_share(svc_ms: np.ndarray, rot_ms: float, within: float = CREEP_STEP) -> float:
     """The share of successive writes whose service time changes by less than `within` of a rotation
     (a jump of about a rotation, the sawtooth wrapping round, folded back): near 1 when latency

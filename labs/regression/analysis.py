@@ -91,13 +91,18 @@ def noise_table(d: dict) -> pd.DataFrame:
 
 
 def rounds_table(d: dict) -> pd.DataFrame:
-    """Run by run: IOPS, median and mean latency, and the device's bytes and time per fio read."""
+    """Run by run: what each fio read cost the device (bytes and time: the drill-down quotes them, so
+    they come first and stay in view on a phone), then median and mean latency and IOPS. One format
+    per column: whole microseconds and IOPS; KiB to one decimal unless every run's is whole."""
+    kib = [r["device_bytes"] / r["fio_reads"] / KIB for r in d["runs"]]
+    whole = all(abs(x - round(x)) < 0.05 for x in kib)
     rows = []
-    for r in d["runs"]:
-        rows.append({"round": r["round"], "dataset": r["side"], "IOPS": round(r["iops"]),
-                     "median us": round(r["fine"].percentile(50) / 1000, 1), "mean us": round(r["mean_us"], 1),
-                     "device KiB/read": round(r["device_bytes"] / r["fio_reads"] / KIB, 2),
-                     "device us/read": round(r["device_us"] * r["device_reads"] / r["fio_reads"], 1)})
+    for r, k in zip(d["runs"], kib):
+        rows.append({"round": r["round"], "dataset": r["side"],
+                     "device KiB/read": round(k) if whole else f"{k:,.1f}",
+                     "device us/read": round(r["device_us"] * r["device_reads"] / r["fio_reads"]),
+                     "median us": round(r["fine"].percentile(50) / 1000), "mean us": round(r["mean_us"]),
+                     "IOPS": round(r["iops"])})
     return pd.DataFrame(rows)
 
 

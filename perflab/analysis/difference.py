@@ -315,20 +315,22 @@ class Difference:
         top = float(np.nanmax(np.abs(diff[r0:r1]))) if r1 > r0 and np.isfinite(diff[r0:r1]).any() else 0.0
         top = top or 0.01   # no difference at all: a scale still centred on 0
         x = np.arange(n) * wide / 1000
+        na, nb = self.names
         fig = go.Figure(go.Heatmap(
             z=diff[r0:r1], x=x, y=labels, colorscale=DIVERGING, zmid=0, zmin=-top, zmax=top,
             # the bar's title above it (beside it, it left the bar a sliver on a phone, its ticks on each other)
-            colorbar=dict(title=dict(text="B - A<br>share", side="top"), orientation="h", y=-0.12, yanchor="top", len=0.6, thickness=14),
-            hovertemplate="%{x} s, %{y}: B - A = %{z:.3f}<extra></extra>"))
+            colorbar=dict(title=dict(text=f"{nb} - {na}<br>share", side="top"), orientation="h", y=-0.12, yanchor="top",
+                          len=0.8, thickness=14, tickangle=0),
+            hovertemplate=f"%{{x}} s, %{{y}}: {nb} - {na} = %{{z:.3f}}<extra></extra>"))
         more = ""
         if thin.any():
             k = int(thin.sum())
             more += f"<br><sub>{k} sparse column{'s' if k > 1 else ''} left blank (a tenth of the usual {self.events})</sub>"
         if a.n_columns != b.n_columns:
-            more += f"<br><sub>the first {n * wide / 1000:g} s of each run (A has {a.n_columns * wide / 1000:g} s, " \
-                   f"B {b.n_columns * wide / 1000:g} s)</sub>"
+            more += f"<br><sub>the first {n * wide / 1000:g} s of each run ({na} has {a.n_columns * wide / 1000:g} s, " \
+                   f"{nb} {b.n_columns * wide / 1000:g} s)</sub>"
         fig.update_layout(
-            title=dict(text=(title if isinstance(title, str) else f"difference: B's share of each column's {self.events} minus A's")
+            title=dict(text=(title if isinstance(title, str) else f"difference: {nb}'s share of each column's {self.events} minus {na}'s")
                        + more if title else more.removeprefix("<br>") or None),
             xaxis_title="time from each run's start (s)", yaxis=dict(title="latency", type="category"),
             plot_bgcolor="white", height=int(min(900, max(380, 16 * (r1 - r0) + 200))),
