@@ -1,6 +1,8 @@
 """The layout check (tests/support/layout.py and layout.js) can fail: each page under
 tests/data/layout/ has one defect (its file name) and is flagged with exactly that kind; the clean
 page, with a figure, a table that has the scroll cue, a code block and one search box, with none;
+clean-figures, figures that come close to the figure rules (stacked labels, a dark plot with grid
+lines, plotly's paler colours), with none;
 book-table, the book's own table style on a table wider than its column, with none, and its cue is
 looked at: a shadow a reader can see, on the side that has more, in the light and the dark theme.
 The figures are drawn by the real plotly.js the book ships (plotly's package data). Chromium, no
@@ -30,6 +32,9 @@ EXPECTED = {
     "past-right-edge": {"past-right-edge"},
     "page-scrolls-sideways": {"past-right-edge", "page-scrolls-sideways"},
     "duplicate-search": {"duplicate-search"},
+    "colliding-figure-text": {"colliding-figure-text"},
+    "faint-mark": {"faint-mark"},
+    "clean-figures": set(),
 }
 
 needs_chromium = pytest.mark.skipif(browser.find_chromium() is None,
@@ -97,6 +102,33 @@ def test_the_numbers_say_what_was_measured(measured):
     assert slab["numbers"]["background"] == "rgb(206,214,221)" and slab["text"] == "2009 and this run", slab
     [search] = measured["duplicate-search"]
     assert search["numbers"]["visible"] == 2, search
+    collided = {(d["numbers"]["how"], *d["numbers"]["texts"]) for d in measured["colliding-figure-text"]}
+    assert collided == {("overlap", "chain 1", "JBOD"),
+                        ("stacked", "block size (log scale)", "Lower panel: reads per second")}, collided
+    faint = {d["numbers"]["trace"]: d["numbers"] for d in measured["faint-mark"]}
+    # the dark brown bars are as near the plot in lightness as the crosses, and seen by their hue
+    assert set(faint) == {"the model's bound", "bpftrace"}, faint
+    assert faint["the model's bound"]["contrast"] == 1.39 and faint["the model's bound"]["mark"] == "line", faint
+    assert faint["bpftrace"]["contrast"] == 1.55 and faint["bpftrace"]["of"] == 3, faint
+    assert all(f["chroma"] == 0 and f["background"] == "rgb(38,38,38)" for f in faint.values()), faint
+
+
+@needs_chromium
+@pytest.mark.parametrize("view", layout.VIEWS, ids=lambda v: v.name)
+def test_the_figure_rules_hold_in_every_view(pages, view):
+    """The figure rules for texts that collide and marks that vanish run in every view (width, phone
+    emulation): the same two defects on each of their pages, none on the figures close to both."""
+    with browser.Chromium() as b:
+        page = b.new_page()
+        layout.set_view(page, view)
+        found = {}
+        for name in ("colliding-figure-text", "faint-mark", "clean-figures"):
+            page.goto((pages / f"{name}.html").as_uri())
+            page.wait_for(f"(() => {{ const [n, d] = {browser.FIGURES_JS}; return n === d && n > 0; }})()")
+            found[name] = layout.measure(page, view.width)
+    assert [d["kind"] for d in found["colliding-figure-text"]] == ["colliding-figure-text"] * 2, found
+    assert [d["kind"] for d in found["faint-mark"]] == ["faint-mark"] * 2, found
+    assert found["clean-figures"] == [], found
 
 
 def _png_size(path: Path) -> tuple[int, int]:

@@ -15,6 +15,9 @@ var perflabLayout = (() => {
     slackPx: 1,                 // rounding slack for widths and edges
     maxDarkLuminance: 0.4,      // in dark mode, a background brighter than this is a light slab
     minSlabPx: 24,              // ... if the element is at least this tall and wide (not a badge or a dot)
+    touchPx: 1,                 // two figure texts whose letters come this close touch (anti-aliased edges meet)
+    minMarkContrast: 2,         // a data mark under this WCAG contrast with its plot ...
+    minMarkChroma: 10,          // ... and nearer than this to its hue and saturation (CIELAB a*b*) vanishes
   };
   // The class the book puts on (or around) a scroll box to draw its "more to the right" cue.
   const SCROLL_CUE_CLASS = 'perflab-scroll-cue';
@@ -65,6 +68,8 @@ var perflabLayout = (() => {
   // colour bars, bar labels). Its drawn size is its computed font size times the scale of its
   // transform; its angle is that of its transform to the SVG (getCTM). A y axis's title (.ytitle,
   // .y2title, ...) may be turned (vertical titles are the convention); nothing else may.
+  const textRole = t => t.closest('[class*="tick"]') ? 'tick' : (t.closest('.legend') ? 'legend'
+    : (t.closest('.annotation') ? 'annotation' : ((t.getAttribute('class') || '').replace(/\s+/g, ' ') || 'text')));
   const isYTitle = t => [...t.classList].some(c => /^y\d*title$/.test(c)) || !!t.closest('.cbtitle, .colorbar .cbtitle');
   function figureText() {
     const out = [];
@@ -78,8 +83,7 @@ var perflabLayout = (() => {
         const scale = Math.hypot(m.a, m.b);
         const size = parseFloat(getComputedStyle(t).fontSize) * scale;
         const angle = Math.atan2(m.b, m.a) * 180 / Math.PI;
-        const role = t.closest('.xtick, .ytick, [class*="tick"]') ? 'tick' : (t.closest('.legend') ? 'legend'
-          : (t.closest('.annotation') ? 'annotation' : ((t.getAttribute('class') || '').replace(/\s+/g, ' ') || 'text')));
+        const role = textRole(t);
         if (size < THRESHOLDS.minFigureFontPx - 0.05)
           out.push(defect('small-figure-text', t, {font_px: r1(size), min_px: THRESHOLDS.minFigureFontPx, role,
                                                    figure: figName(gd)}));
@@ -234,8 +238,8 @@ var perflabLayout = (() => {
     c.fillStyle = '#000'; c.fillStyle = s; const f = c.fillStyle;   // #rrggbb or rgba(...)
     if (f[0] === '#') return [1, 3, 5].map(i => parseInt(f.slice(i, i + 2), 16)).concat([1]);
     return parseRGB(f); };
-  const lum = ([r, g, b]) => { const f = c => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
-    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  const linear = c => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };   // sRGB to light
+  const lum = ([r, g, b]) => 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
   function lightInDark() {
     const out = [];
     if (document.documentElement.dataset.theme !== 'dark') return out;
@@ -304,9 +308,183 @@ var perflabLayout = (() => {
     return [defect('duplicate-search', fields[0], {visible: fields.length, elements: fields.map(path)}, '')];
   }
 
-  const CHECKS = {figureText, thinMarks, wideBlocks, wrappedCode, lightInDark, pastRightEdge, duplicateSearch};
+  // -- figure text against figure text --
+  // Each pair of visible texts of one plotly figure that collide or run together (a label over a
+  // label, a legend entry under an axis title, a panel's x title on the next panel's title, two
+  // ticks meeting at a corner). Letters are measured by their ink: each character's
+  // actualBoundingBox (canvas measureText, in its own computed font) at its start position on the
+  // baseline (getStartPositionOfChar), carried to the screen by the text's transform. A pair collides:
+  // - touch: a letter of each overlap or come within touchPx, in any direction (anti-aliased edges
+  //   meet). Text turned by other than a right angle (itself a defect) is judged by this alone.
+  // - side by side: level, in one row (letters' heights overlap by over touchPx), closer across
+  //   than a word space of the smaller font: they read as one phrase.
+  // - stacked: level, one over the other (line boxes' widths overlap by over touchPx), the line
+  //   boxes nearer than plotly sets one label's lines (1.3 em apart, less a line box's height): they
+  //   read as one label. Not between two ticks of one axis or two entries of one legend (lists).
+  const canvas2d = document.createElement('canvas').getContext('2d'), inkCache = new Map();
+  const cssFont = cs => `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+  function ink(ch, font) {      // [left, right, top, bottom] of ch's ink around its origin on the baseline; advance
+    const key = font + '\u0000' + ch, c = canvas2d;
+    if (!inkCache.has(key)) {
+      Object.assign(c, {font, textAlign: 'left', textBaseline: 'alphabetic'});
+      const m = c.measureText(ch);
+      inkCache.set(key, [-m.actualBoundingBoxLeft, m.actualBoundingBoxRight, -m.actualBoundingBoxAscent,
+                         m.actualBoundingBoxDescent, m.width]);
+    }
+    return inkCache.get(key);
+  }
+  // t's letters: {quad: 4 screen points, box: [left, right, top, bottom] on screen}
+  function glyphBoxes(t) {
+    const m = t.getScreenCTM(), n = t.getNumberOfChars(), text = t.textContent;
+    if (!m || !n) return [];
+    const at = n === text.length ? textIndex(t) : null;   // else whitespace was collapsed: extents instead
+    const pt = (x, y) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f];
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      if (at && !text[i].trim()) continue;
+      const p = at ? t.getStartPositionOfChar(i) : null, e = at ? null : t.getExtentOfChar(i);
+      const [l, r, top, bottom] = at ? ink(text[i], cssFont(getComputedStyle(at(i)[0].parentElement))) : [];
+      const [x0, x1, y0, y1] = at ? [p.x + l, p.x + r, p.y + top, p.y + bottom] : [e.x, e.x + e.width, e.y, e.y + e.height];
+      const quad = [pt(x0, y0), pt(x1, y0), pt(x1, y1), pt(x0, y1)], xs = quad.map(q => q[0]), ys = quad.map(q => q[1]);
+      const box = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+      if (box[1] - box[0] >= 0.3 && box[3] - box[2] >= 0.3) out.push({quad, box});   // not a hidden slice's, drawn at no size
+    }
+    return out;
+  }
+  function separation(P, Q) {   // the largest gap between two convex polygons along their edge normals (< 0: overlap)
+    let most = -Infinity;
+    for (const poly of [P, Q]) {
+      for (let i = 0; i < 2; i++) {
+        const dx = poly[i + 1][0] - poly[i][0], dy = poly[i + 1][1] - poly[i][1], len = Math.hypot(dx, dy);
+        if (len < 1e-6) continue;
+        const a = P.map(([x, y]) => (x * -dy + y * dx) / len), b = Q.map(([x, y]) => (x * -dy + y * dx) / len);
+        most = Math.max(most, Math.min(...a) - Math.max(...b), Math.min(...b) - Math.max(...a));
+      }
+    }
+    return most;
+  }
+  const gapAcross = (a, b, i) => Math.max(a[i] - b[i + 1], b[i] - a[i + 1]);   // i = 0: left-right, 2: top-bottom; < 0: overlap
+  const painted = e => { const cs = getComputedStyle(e);
+    return cs.fill !== 'none' && parseFloat(cs.fillOpacity) > 0 && !/rgba\([^)]*,\s*0\)$/.test(cs.fill); };
+  // the list a text is one item of: an axis's ticks (the parent of plotly's g.xtick, g.y2tick, ...), a legend
+  const list = t => { const k = t.closest('[class*="tick"]'); return k ? k.parentElement : (t.closest('.legend') || t); };
+  function textInfo(t) {
+    const m = t.getScreenCTM(), cs = getComputedStyle(t), scale = m ? Math.hypot(m.a, m.b) : 1, r = t.getBoundingClientRect();
+    const lines = Math.max(1, t.querySelectorAll('tspan.line').length), px = parseFloat(cs.fontSize) * scale;
+    const angle = m ? Math.atan2(m.b, m.a) * 180 / Math.PI : 0;
+    return {t, r, line: [r.left, r.right, r.top, r.bottom], list: list(t), level: Math.abs(angle) <= THRESHOLDS.maxAngleDeg,
+            lineGap: 1.3 * px - r.height / lines, space: ink(' ', cssFont(cs))[4] * scale, glyphs: null};
+  }
+  function collision(A, B) {    // {how, gap_px, min_px} of the pair's closest collision, else null
+    const T = THRESHOLDS.touchPx, level = A.level && B.level, space = Math.min(A.space, B.space);
+    A.glyphs = A.glyphs || glyphBoxes(A.t); B.glyphs = B.glyphs || glyphBoxes(B.t);
+    let worst = null;
+    for (const a of A.glyphs) for (const b of B.glyphs) {
+      const dx = gapAcross(a.box, b.box, 0), dy = gapAcross(a.box, b.box, 2);
+      const touch = !level ? separation(a.quad, b.quad)
+        : (dx < 0 && dy < 0 ? Math.max(dx, dy) : Math.hypot(Math.max(dx, 0), Math.max(dy, 0)));
+      let c = touch < T ? {how: touch < 0 ? 'overlap' : 'touch', gap_px: Math.round(touch * 100) / 100, min_px: T} : null;
+      if (!c && level && dy < -T && dx < space) c = {how: 'side by side', gap_px: r1(dx), min_px: r1(space)};
+      if (c && (!worst || c.gap_px < worst.gap_px)) worst = c;
+    }
+    const mid = x => (x.line[2] + x.line[3]) / 2, above = (P, Q) => mid(P) < Q.line[2] && Q.line[3] > P.line[3];
+    if (!worst && level && A.list !== B.list && gapAcross(A.line, B.line, 0) < -T && (above(A, B) || above(B, A))) {
+      const gap = gapAcross(A.line, B.line, 2), limit = Math.min(A.lineGap, B.lineGap);
+      if (gap < limit) worst = {how: 'stacked', gap_px: r1(gap), min_px: r1(limit)};
+    }
+    return worst;
+  }
+  function collidingText() {
+    const out = [];
+    for (const gd of figures()) {
+      const texts = [...gd.querySelectorAll('svg.main-svg text')].filter(t => t.textContent.trim() && visible(t) && painted(t))
+        .map(textInfo).filter(x => x.r.width >= 0.5 && x.r.height >= 0.5);
+      for (let i = 0; i < texts.length; i++) {
+        for (let j = i + 1; j < texts.length; j++) {
+          const [A, B] = [texts[i], texts[j]], reach = Math.max(A.lineGap, B.lineGap, A.space, B.space, THRESHOLDS.touchPx);
+          if (gapAcross(A.line, B.line, 0) >= reach || gapAcross(A.line, B.line, 2) >= reach) continue;
+          if (A.t.contains(B.t) || B.t.contains(A.t)) continue;
+          const c = collision(A, B);
+          if (c)
+            out.push(defect('colliding-figure-text', A.t, {...c, texts: [short(A.t.textContent, 30), short(B.t.textContent, 30)],
+                                                           roles: [textRole(A.t), textRole(B.t)], figure: figName(gd)},
+                            `${short(A.t.textContent, 30)} × ${short(B.t.textContent, 30)}`));
+        }
+      }
+    }
+    return out;
+  }
+
+  // -- data marks that vanish into their plot --
+  // Each trace's drawn lines (.scatterlayer path.js-line), markers (path.point), bars (.barlayer
+  // paths) and box-plot boxes (path.box): each paint (computed fill; stroke if 0.5 px wide or more),
+  // as transparent as its fill- or stroke-opacity times its and its groups' opacity, laid over the
+  // plot (plot_bgcolor over paper_bgcolor over the page), against the plot: the WCAG contrast ratio,
+  // and the distance in CIELAB's a*b* plane (hue and saturation, lightness aside). A mark vanishes
+  // when no paint reaches minMarkContrast or minMarkChroma (grey on grey, too near in lightness); a
+  // trace with such marks of one kind is a defect. Grid lines, shapes, legend swatches and heat
+  // maps' images are not judged.
+  const contrast = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const over = (c, alpha, bg) => [0, 1, 2].map(i => c[i] * alpha + bg[i] * (1 - alpha));
+  const lab = c => {            // sRGB 0-255 to CIELAB (D65)
+    const [r, g, b] = c.slice(0, 3).map(linear), f = v => v > 216 / 24389 ? Math.cbrt(v) : (24389 / 27 * v + 16) / 116;
+    const [x, y, z] = [(0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047, 0.2126 * r + 0.7152 * g + 0.0722 * b,
+                       (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883].map(f);
+    return [116 * y - 16, 500 * (x - y), 200 * (y - z)];
+  };
+  const chroma = (a, b) => { const [p, q] = [lab(a), lab(b)]; return Math.hypot(p[1] - q[1], p[2] - q[2]); };
+  const pageBackground = e => { const chain = []; for (let a = e; a; a = a.parentElement) chain.unshift(a);
+    const paint = (bg, a) => { const c = parseRGB(getComputedStyle(a).backgroundColor); return c && c[3] > 0 ? over(c, c[3], bg) : bg; };
+    return chain.reduce(paint, [255, 255, 255]); };
+  function bestPaint(e, bg, stop) {   // {k: contrast, dc: a*b* distance, seen, color, alpha} of e's most visible paint
+    const cs = getComputedStyle(e);
+    let op = 1, best = null;
+    for (let a = e; a && a !== stop; a = a.parentElement) op *= parseFloat(getComputedStyle(a).opacity);
+    for (const [col, o, w] of [[cs.fill, cs.fillOpacity, 1], [cs.stroke, cs.strokeOpacity, parseFloat(cs.strokeWidth)]]) {
+      const c = parseRGB(col), alpha = c ? c[3] * parseFloat(o) * op : 0;
+      if (!(w >= 0.5) || !(alpha > 0)) continue;
+      const seenAs = over(c, alpha, bg), k = contrast(seenAs, bg), dc = chroma(seenAs, bg);
+      const p = {k, dc, seen: k >= THRESHOLDS.minMarkContrast || dc >= THRESHOLDS.minMarkChroma,
+                 color: `rgb(${c.slice(0, 3).join(',')})`, alpha};
+      if (!best || (p.seen && !best.seen) || (p.seen === best.seen && k > best.k)) best = p;
+    }
+    return best;
+  }
+  const MARKS = [['line', '.scatterlayer g.trace path.js-line'], ['marker', '.scatterlayer g.trace path.point'],
+                 ['bar', '.barlayer g.trace path'], ['box', '.boxlayer g.trace path.box']];
+  function faintMarks() {
+    const out = [], r2 = v => Math.round(v * 100) / 100;
+    for (const gd of figures()) {
+      const fl = gd._fullLayout;
+      if (!fl) continue;
+      let bg = pageBackground(gd);
+      for (const key of ['paper_bgcolor', 'plot_bgcolor']) { const c = toRGB(fl[key]); if (c && c[3] > 0) bg = over(c, c[3], bg); }
+      for (const [mark, sel] of MARKS) {
+        const byTrace = new Map();
+        for (const p of gd.querySelectorAll(sel)) {
+          const b = visible(p) && p.getBBox(), paint = b && (b.width >= 0.5 || b.height >= 0.5) && bestPaint(p, bg, gd);
+          if (!paint) continue;
+          const g = p.closest('g.trace'), s = byTrace.get(g) || {n: 0, faint: 0, worst: null};
+          byTrace.set(g, s); s.n += 1;
+          if (!paint.seen) { s.faint += 1; if (!s.worst || paint.k < s.worst.k) s.worst = paint; }
+        }
+        for (const [g, s] of [...byTrace].filter(([, s]) => s.faint)) {
+          const tr = g.__data__ && g.__data__[0] && g.__data__[0].trace, name = short((tr && tr.name) || '', 30);
+          out.push(defect('faint-mark', g, {contrast: r2(s.worst.k), min: THRESHOLDS.minMarkContrast, chroma: r2(s.worst.dc),
+                                            min_chroma: THRESHOLDS.minMarkChroma, colour: s.worst.color, alpha: r2(s.worst.alpha),
+                                            background: `rgb(${bg.map(Math.round).join(',')})`, mark,
+                                            faint: s.faint, of: s.n, trace: name, figure: figName(gd)}, name));
+        }
+      }
+    }
+    return out;
+  }
+
+  const CHECKS = {figureText, thinMarks, wideBlocks, wrappedCode, lightInDark, pastRightEdge, duplicateSearch,
+                  collidingText, faintMarks};
   const KINDS = ['small-figure-text', 'rotated-figure-text', 'thin-mark', 'wide-block', 'wrapped-code-line',
-                 'light-in-dark', 'past-right-edge', 'page-scrolls-sideways', 'duplicate-search'];
+                 'light-in-dark', 'past-right-edge', 'page-scrolls-sideways', 'duplicate-search',
+                 'colliding-figure-text', 'faint-mark'];
   // width: the device's width in CSS px (on a phone, content wider than the screen widens the
   // layout viewport, and innerWidth with it: the edge is the screen's)
   function run(width) {

@@ -32,6 +32,25 @@ The rules (thresholds in layout.js's THRESHOLDS):
 - page-scrolls-sideways: the document is wider than the viewport (+ 1 px).
 - duplicate-search: more than one search field shown at once (input[type=search], input[name=q],
   the theme's button.search-button-field), wherever each is scrolled to.
+- colliding-figure-text: two visible texts of one plotly figure (ticks, titles, legend entries,
+  annotations, bar labels) that collide or run together. Letters are measured by their ink (canvas
+  measureText's actualBoundingBox of each character in its font, at its place on the baseline, turned
+  as the text is), not by line boxes, which are a fifth taller than the letters. A pair collides when
+  a letter of each overlap or come within 1 px (touch: a corner's two "0" ticks); when both are level
+  in one row and closer across than a word space (side by side: one phrase); or when both are level,
+  one over the other, and their line boxes nearer than plotly sets the lines of one label, 1.3 em
+  apart less a line box (stacked: one label, as a legend's first entry under a panel's x title, or a
+  panel's x title over the next panel's title). Ticks of one axis and entries of one legend are lists
+  and not judged as stacked. Text crossed by a line or a shape is not judged.
+- faint-mark: a trace's lines, markers, bars or box-plot boxes whose every paint (fill, stroke; opacity
+  applied, over the plot's background: plot_bgcolor over paper_bgcolor over the page) has a WCAG
+  contrast ratio under 2 with the plot and lies within 10 of it in CIELAB's a*b* plane: grey on grey,
+  too near in lightness to see, as black and #444 on the dark theme's #262626 (1.39 and 1.55, a*b* 0).
+  2, not WCAG's 3 for graphics: the grey the review proposes for such lines, #888, reads plainly on
+  both plots at 2.98 (light) and 4.27 (dark). And contrast alone fails coloured marks seen by hue:
+  on the light theme's #e5ecf6 plot the book's pale blue bars (#aec7e8: 1.46, a*b* 13.5), mustard
+  bars (#e6ab02: 1.73, 83), green and orange lines (#00cc96 1.75, #fc8d59 1.94). Grid lines, shapes,
+  legend swatches and heat maps' images carry no data and are not judged.
 
 Elements above the document's top (a skip link waiting for focus) are nobody's view and not judged.
 
@@ -53,7 +72,8 @@ from support.browser import FIGURES_JS, Chromium, Page  # noqa: E402
 
 LAYOUT_JS = Path(__file__).with_name("layout.js").read_text()
 KINDS = ("small-figure-text", "rotated-figure-text", "thin-mark", "wide-block", "wrapped-code-line",
-         "light-in-dark", "past-right-edge", "page-scrolls-sideways", "duplicate-search")
+         "light-in-dark", "past-right-edge", "page-scrolls-sideways", "duplicate-search",
+         "colliding-figure-text", "faint-mark")
 
 
 @dataclass(frozen=True)
