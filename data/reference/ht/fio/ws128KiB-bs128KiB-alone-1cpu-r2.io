@@ -1,7 +1,7 @@
-rchar: 85197958100
-wchar: 13666
-syscr: 650227
-syscw: 5
+rchar: 85770045905
+wchar: 5982
+syscr: 654563
+syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 20480
 cancelled_write_bytes: 0

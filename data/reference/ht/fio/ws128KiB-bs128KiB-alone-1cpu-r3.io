@@ -1,7 +1,7 @@
-rchar: 96963505106
-wchar: 13664
-syscr: 739991
-syscw: 5
-read_bytes: 36864
+rchar: 82779507151
+wchar: 5981
+syscr: 631747
+syscw: 3
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

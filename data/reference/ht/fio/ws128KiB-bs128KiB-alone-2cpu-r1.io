@@ -1,7 +1,7 @@
-rchar: 137737645062
-wchar: 18988
-syscr: 1051074
-syscw: 5
-read_bytes: 8192
-write_bytes: 36864
+rchar: 111445740035
+wchar: 11295
+syscr: 850455
+syscw: 3
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 142693608533
-wchar: 18984
-syscr: 1088903
-syscw: 5
+rchar: 129999374865
+wchar: 11302
+syscr: 992008
+syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 45056
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 72025484247
-wchar: 13664
-syscr: 549729
-syscw: 5
+rchar: 86374025679
+wchar: 5980
+syscr: 659171
+syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 40960
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 94965181398
-wchar: 13665
-syscr: 724743
-syscw: 5
+rchar: 88882088399
+wchar: 5980
+syscr: 678306
+syscw: 3
 read_bytes: 0
-write_bytes: 24576
+write_bytes: 32768
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 52653697999
-wchar: 13666
-syscr: 3213939
-syscw: 5
+rchar: 48929622478
+wchar: 5981
+syscr: 2986613
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 20480
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 53845388239
-wchar: 13665
-syscr: 3286674
-syscw: 5
-read_bytes: 61440
-write_bytes: 8192
+rchar: 33758365973
+wchar: 5987
+syscr: 2060624
+syscw: 3
+read_bytes: 0
+write_bytes: 32768
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 52317940685
-wchar: 13665
-syscr: 3193446
-syscw: 5
+rchar: 49231350224
+wchar: 5987
+syscr: 3005029
+syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 36864
 cancelled_write_bytes: 0

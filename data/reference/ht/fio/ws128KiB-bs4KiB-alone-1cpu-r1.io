@@ -1,7 +1,7 @@
-rchar: 21518064586
-wchar: 13662
-syscr: 5253626
-syscw: 5
+rchar: 19425663437
+wchar: 5978
+syscr: 4742767
+syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

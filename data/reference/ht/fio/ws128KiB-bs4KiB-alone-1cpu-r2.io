@@ -1,7 +1,7 @@
-rchar: 20832480200
-wchar: 13663
-syscr: 5086247
-syscw: 5
+rchar: 20343282127
+wchar: 5979
+syscr: 4966795
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

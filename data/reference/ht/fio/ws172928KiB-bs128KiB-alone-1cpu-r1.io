@@ -1,7 +1,7 @@
-rchar: 46836198374
-wchar: 13662
-syscr: 357550
-syscw: 5
-read_bytes: 196608
-write_bytes: 8192
+rchar: 22692825557
+wchar: 5979
+syscr: 173322
+syscw: 3
+read_bytes: 0
+write_bytes: 20480
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 44943387620
-wchar: 13664
-syscr: 343109
-syscw: 5
-read_bytes: 1421312
-write_bytes: 28672
+rchar: 24805312981
+wchar: 5979
+syscr: 189439
+syscw: 3
+read_bytes: 0
+write_bytes: 20480
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 46622944228
-wchar: 13664
-syscr: 355923
-syscw: 5
+rchar: 23788718549
+wchar: 5977
+syscr: 181683
+syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 20480
 cancelled_write_bytes: 0

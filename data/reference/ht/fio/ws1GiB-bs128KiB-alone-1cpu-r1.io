@@ -1,7 +1,7 @@
-rchar: 50491665358
-wchar: 13660
-syscr: 385439
-syscw: 5
-read_bytes: 393216
-write_bytes: 8192
+rchar: 26580027851
+wchar: 5976
+syscr: 202977
+syscw: 3
+read_bytes: 0
+write_bytes: 20480
 cancelled_write_bytes: 0

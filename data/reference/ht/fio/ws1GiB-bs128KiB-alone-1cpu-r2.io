@@ -1,7 +1,7 @@
-rchar: 49474415566
-wchar: 13658
-syscr: 377678
-syscw: 5
-read_bytes: 983040
-write_bytes: 8192
+rchar: 31145527761
+wchar: 5975
+syscr: 237811
+syscw: 3
+read_bytes: 0
+write_bytes: 20480
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 50761411532
-wchar: 13660
-syscr: 387497
-syscw: 5
+rchar: 31337548241
+wchar: 5975
+syscr: 239276
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 20480
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 87162727486
-wchar: 18969
-syscr: 665234
-syscw: 5
+rchar: 61702343171
+wchar: 11285
+syscr: 470943
+syscw: 3
 read_bytes: 0
-write_bytes: 20480
+write_bytes: 36864
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 78620503035
-wchar: 18969
-syscr: 600047
-syscw: 5
+rchar: 67998386765
+wchar: 11283
+syscr: 518996
+syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 24576
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 89741044824
-wchar: 18969
-syscr: 684908
-syscw: 5
+rchar: 72353516049
+wchar: 11285
+syscr: 552205
+syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 20376562622
-wchar: 13657
-syscr: 155677
-syscw: 5
+rchar: 14284818897
+wchar: 5976
+syscr: 109174
+syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 49152
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 23588875206
-wchar: 13658
-syscr: 180187
-syscw: 5
-read_bytes: 208896
-write_bytes: 28672
+rchar: 17420454345
+wchar: 5974
+syscr: 133095
+syscw: 3
+read_bytes: 0
+write_bytes: 40960
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 23117016004
-wchar: 13658
-syscr: 176587
-syscw: 5
+rchar: 15744698825
+wchar: 5972
+syscr: 120310
+syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 36864
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 43411549136
-wchar: 13658
-syscr: 331422
-syscw: 5
+rchar: 28130347473
+wchar: 5973
+syscr: 214807
+syscw: 3
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 36864
 cancelled_write_bytes: 0

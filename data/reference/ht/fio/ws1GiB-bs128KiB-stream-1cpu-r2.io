@@ -1,7 +1,7 @@
-rchar: 38593342416
-wchar: 13661
-syscr: 294662
-syscw: 5
-read_bytes: 53248
-write_bytes: 49152
+rchar: 31265196497
+wchar: 5974
+syscr: 238724
+syscw: 3
+read_bytes: 0
+write_bytes: 32768
 cancelled_write_bytes: 0

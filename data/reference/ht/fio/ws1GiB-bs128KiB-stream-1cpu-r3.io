@@ -1,7 +1,7 @@
-rchar: 37184711632
-wchar: 13658
-syscr: 283915
-syscw: 5
+rchar: 30469720529
+wchar: 5976
+syscr: 232655
+syscw: 3
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 57344
 cancelled_write_bytes: 0

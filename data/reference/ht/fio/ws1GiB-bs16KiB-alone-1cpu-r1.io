@@ -1,7 +1,7 @@
-rchar: 32115190729
-wchar: 13667
-syscr: 1960368
-syscw: 5
+rchar: 24058038738
+wchar: 5984
+syscr: 1468572
+syscw: 3
 read_bytes: 0
-write_bytes: 40960
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 34127260615
-wchar: 13662
-syscr: 2083175
-syscw: 5
-read_bytes: 36864
-write_bytes: 12288
+rchar: 22161181136
+wchar: 5982
+syscr: 1352797
+syscw: 3
+read_bytes: 0
+write_bytes: 20480
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 34259856327
-wchar: 13663
-syscr: 2091268
-syscw: 5
+rchar: 23431678418
+wchar: 5980
+syscr: 1430342
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 20480
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 12407909320
-wchar: 13654
-syscr: 12052
-syscw: 5
-read_bytes: 131072
-write_bytes: 28672
+rchar: 31251827156
+wchar: 5970
+syscr: 29994
+syscw: 3
+read_bytes: 0
+write_bytes: 20480
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 17716259778
-wchar: 13661
-syscr: 4325451
-syscw: 5
+rchar: 15554533839
+wchar: 5985
+syscr: 3797667
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 36864
 cancelled_write_bytes: 0

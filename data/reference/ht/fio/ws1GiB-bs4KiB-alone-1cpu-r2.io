@@ -1,7 +1,7 @@
-rchar: 17195645892
-wchar: 13663
-syscr: 4198348
-syscw: 5
-read_bytes: 323584
-write_bytes: 8192
+rchar: 11539274191
+wchar: 5982
+syscr: 2817379
+syscw: 3
+read_bytes: 0
+write_bytes: 12288
 cancelled_write_bytes: 0

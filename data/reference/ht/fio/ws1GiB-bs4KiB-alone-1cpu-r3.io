@@ -1,7 +1,7 @@
-rchar: 17170439106
-wchar: 13662
-syscr: 4192194
-syscw: 5
-read_bytes: 942080
-write_bytes: 8192
+rchar: 13532916175
+wchar: 5984
+syscr: 3304108
+syscw: 3
+read_bytes: 0
+write_bytes: 20480
 cancelled_write_bytes: 0

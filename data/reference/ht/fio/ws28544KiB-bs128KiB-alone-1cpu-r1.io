@@ -1,7 +1,7 @@
-rchar: 51528575966
-wchar: 13666
-syscr: 393350
-syscw: 5
+rchar: 37657971155
+wchar: 5981
+syscr: 287497
+syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 32768
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 51470117856
-wchar: 13664
-syscr: 392902
-syscw: 5
-read_bytes: 65536
-write_bytes: 8192
+rchar: 33936443859
+wchar: 5978
+syscr: 259104
+syscw: 3
+read_bytes: 0
+write_bytes: 20480
 cancelled_write_bytes: 0

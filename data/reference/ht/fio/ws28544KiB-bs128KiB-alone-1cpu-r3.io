@@ -1,7 +1,7 @@
-rchar: 48831376352
-wchar: 13657
-syscr: 372772
-syscw: 5
+rchar: 35990866387
+wchar: 5979
+syscr: 274778
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 20480
 cancelled_write_bytes: 0

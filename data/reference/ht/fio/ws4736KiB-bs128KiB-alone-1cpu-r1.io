@@ -1,7 +1,7 @@
-rchar: 85269654490
-wchar: 13666
-syscr: 650774
-syscw: 5
+rchar: 42473949651
+wchar: 5974
+syscr: 324240
+syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 83936127962
-wchar: 13666
-syscr: 640600
-syscw: 5
+rchar: 46007126481
+wchar: 5979
+syscr: 351196
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 36864
 cancelled_write_bytes: 0

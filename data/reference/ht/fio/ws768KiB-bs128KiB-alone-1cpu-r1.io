@@ -1,7 +1,7 @@
-rchar: 88213400512
-wchar: 13665
-syscr: 673233
-syscw: 5
+rchar: 74884778443
+wchar: 5982
+syscr: 571515
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

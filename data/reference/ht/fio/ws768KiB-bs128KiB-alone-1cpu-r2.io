@@ -1,7 +1,7 @@
-rchar: 87839845330
-wchar: 13665
-syscr: 670383
-syscw: 5
+rchar: 74440968657
+wchar: 5984
+syscr: 568129
+syscw: 3
 read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 86555339730
-wchar: 13665
-syscr: 660583
-syscw: 5
+rchar: 78192642513
+wchar: 5982
+syscr: 596752
+syscw: 3
 read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 94567508927
-wchar: 13667
-syscr: 721711
-syscw: 5
+rchar: 96768821697
+wchar: 5981
+syscr: 738477
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 16384
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 100248824788
-wchar: 13665
-syscr: 765056
-syscw: 5
+rchar: 120834296271
+wchar: 5987
+syscr: 922082
+syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 32768
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 85145136084
-wchar: 13666
-syscr: 649824
-syscw: 5
+rchar: 112101886415
+wchar: 5984
+syscr: 855459
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 142421896197
-wchar: 18982
-syscr: 1086812
-syscw: 5
+rchar: 115517360715
+wchar: 11299
+syscr: 881537
+syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 32768
 cancelled_write_bytes: 0

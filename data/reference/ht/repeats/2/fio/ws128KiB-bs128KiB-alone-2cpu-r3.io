@@ -1,7 +1,7 @@
-rchar: 134789442645
-wchar: 18982
-syscr: 1028599
-syscw: 5
+rchar: 106708929041
+wchar: 11292
+syscr: 814316
+syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 16384
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 99086085079
-wchar: 13665
-syscr: 756185
-syscw: 5
+rchar: 90110757327
+wchar: 5981
+syscr: 687680
+syscw: 3
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 93219564502
-wchar: 13665
-syscr: 711427
-syscw: 5
-read_bytes: 221184
-write_bytes: 28672
+rchar: 81344137679
+wchar: 5985
+syscr: 620796
+syscw: 3
+read_bytes: 0
+write_bytes: 49152
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 54104943565
-wchar: 13665
-syscr: 3302516
-syscw: 5
+rchar: 75119856078
+wchar: 5984
+syscr: 4585138
+syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 53229923277
-wchar: 13666
-syscr: 3249109
-syscw: 5
+rchar: 55046228430
+wchar: 5984
+syscr: 3359941
+syscw: 3
 read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 21324917704
-wchar: 13663
-syscr: 5206471
-syscw: 5
+rchar: 33311173069
+wchar: 5981
+syscr: 8132784
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 20480
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 21189262280
-wchar: 13662
-syscr: 5173352
-syscw: 5
+rchar: 24044853711
+wchar: 5986
+syscr: 5870499
+syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 44222360548
-wchar: 13662
-syscr: 337608
-syscw: 5
+rchar: 24785390039
+wchar: 5975
+syscr: 189287
+syscw: 3
 read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 44379909092
-wchar: 13662
-syscr: 338810
-syscw: 5
+rchar: 22868330965
+wchar: 5977
+syscr: 174661
+syscw: 3
 read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

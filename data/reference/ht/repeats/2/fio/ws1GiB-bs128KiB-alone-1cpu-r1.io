@@ -1,7 +1,7 @@
-rchar: 47862885326
-wchar: 13657
-syscr: 365381
-syscw: 5
+rchar: 33113704915
+wchar: 5974
+syscr: 252827
+syscw: 3
 read_bytes: 0
 write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 47605853134
-wchar: 13657
-syscr: 363422
-syscw: 5
+rchar: 31088249299
+wchar: 5977
+syscr: 237374
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 32768
 cancelled_write_bytes: 0

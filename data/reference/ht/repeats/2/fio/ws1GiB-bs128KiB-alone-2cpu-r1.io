@@ -1,7 +1,7 @@
-rchar: 92625284093
-wchar: 18966
-syscr: 706895
-syscw: 5
+rchar: 57750653445
+wchar: 11285
+syscr: 440794
+syscw: 3
 read_bytes: 0
 write_bytes: 24576
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 89657814085
-wchar: 18968
-syscr: 684272
-syscw: 5
+rchar: 49736518147
+wchar: 11285
+syscr: 379651
+syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 20480
 cancelled_write_bytes: 0

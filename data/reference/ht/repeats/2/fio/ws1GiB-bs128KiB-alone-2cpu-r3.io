@@ -1,7 +1,7 @@
-rchar: 81223724049
-wchar: 18973
-syscr: 619908
-syscw: 5
-read_bytes: 65536
-write_bytes: 28672
+rchar: 55379692049
+wchar: 11283
+syscr: 422705
+syscw: 3
+read_bytes: 0
+write_bytes: 16384
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 23511149508
-wchar: 13657
-syscr: 179594
-syscw: 5
+rchar: 13725141449
+wchar: 5972
+syscr: 104902
+syscw: 3
 read_bytes: 0
 write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 22103567301
-wchar: 13657
-syscr: 168855
-syscw: 5
-read_bytes: 32768
+rchar: 13846120913
+wchar: 5973
+syscr: 105827
+syscw: 3
+read_bytes: 0
 write_bytes: 28672
 cancelled_write_bytes: 0

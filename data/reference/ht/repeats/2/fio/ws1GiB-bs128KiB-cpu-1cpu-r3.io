@@ -1,7 +1,7 @@
-rchar: 24249084871
-wchar: 13661
-syscr: 185224
-syscw: 5
+rchar: 14257555921
+wchar: 5974
+syscr: 108966
+syscw: 3
 read_bytes: 0
-write_bytes: 45056
+write_bytes: 28672
 cancelled_write_bytes: 0

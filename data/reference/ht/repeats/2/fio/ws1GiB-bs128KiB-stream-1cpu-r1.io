@@ -1,7 +1,7 @@
-rchar: 38123711441
-wchar: 13657
-syscr: 291079
-syscw: 5
+rchar: 26116426193
+wchar: 5977
+syscr: 199442
+syscw: 3
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 45056
 cancelled_write_bytes: 0

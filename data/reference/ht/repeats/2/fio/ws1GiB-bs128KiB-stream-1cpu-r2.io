@@ -1,7 +1,7 @@
-rchar: 36478233552
-wchar: 13657
-syscr: 278525
-syscw: 5
+rchar: 28765915601
+wchar: 5973
+syscr: 219656
+syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 24576
 cancelled_write_bytes: 0

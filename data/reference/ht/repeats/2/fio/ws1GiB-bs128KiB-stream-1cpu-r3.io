@@ -1,7 +1,7 @@
-rchar: 41395006416
-wchar: 13657
-syscr: 316037
-syscw: 5
+rchar: 25180441041
+wchar: 5972
+syscr: 192301
+syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 32768
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 34681564105
-wchar: 13663
-syscr: 2117007
-syscw: 5
+rchar: 23309109714
+wchar: 5977
+syscr: 1422861
+syscw: 3
 read_bytes: 0
-write_bytes: 24576
+write_bytes: 28672
 cancelled_write_bytes: 0

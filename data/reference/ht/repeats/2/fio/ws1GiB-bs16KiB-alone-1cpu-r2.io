@@ -1,7 +1,7 @@
-rchar: 34090871751
-wchar: 13667
-syscr: 2080954
-syscw: 5
-read_bytes: 16384
-write_bytes: 24576
+rchar: 23734208978
+wchar: 5980
+syscr: 1448807
+syscw: 3
+read_bytes: 0
+write_bytes: 12288
 cancelled_write_bytes: 0

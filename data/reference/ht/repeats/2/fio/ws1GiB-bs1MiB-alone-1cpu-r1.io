@@ -1,7 +1,7 @@
-rchar: 12950023109
-wchar: 13652
-syscr: 12569
-syscw: 5
+rchar: 29103294932
+wchar: 5970
+syscr: 27945
+syscw: 3
 read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

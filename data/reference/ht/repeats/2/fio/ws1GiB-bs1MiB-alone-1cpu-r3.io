@@ -1,7 +1,7 @@
-rchar: 12777008071
-wchar: 13652
-syscr: 12404
-syscw: 5
+rchar: 29884484050
+wchar: 5970
+syscr: 28690
+syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

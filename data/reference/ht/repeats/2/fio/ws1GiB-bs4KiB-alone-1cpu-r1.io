@@ -1,7 +1,7 @@
-rchar: 17031379908
-wchar: 13661
-syscr: 4158244
-syscw: 5
+rchar: 17879943633
+wchar: 5979
+syscr: 4365394
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 20480
 cancelled_write_bytes: 0

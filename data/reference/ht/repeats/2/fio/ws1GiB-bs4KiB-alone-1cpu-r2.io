@@ -1,7 +1,7 @@
-rchar: 17282759618
-wchar: 13661
-syscr: 4219616
-syscw: 5
-read_bytes: 135168
+rchar: 16778295759
+wchar: 5978
+syscr: 4096437
+syscw: 3
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 17449319364
-wchar: 13662
-syscr: 4260280
-syscw: 5
-read_bytes: 200704
-write_bytes: 12288
+rchar: 14417566159
+wchar: 5978
+syscr: 3520087
+syscw: 3
+read_bytes: 0
+write_bytes: 8192
 cancelled_write_bytes: 0

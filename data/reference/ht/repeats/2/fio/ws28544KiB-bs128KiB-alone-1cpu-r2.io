@@ -1,7 +1,7 @@
-rchar: 43222805472
-wchar: 13661
-syscr: 329982
-syscw: 5
+rchar: 17708419541
+wchar: 5974
+syscr: 135294
+syscw: 3
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 48428592094
-wchar: 13661
-syscr: 369699
-syscw: 5
+rchar: 22762949075
+wchar: 5976
+syscr: 173857
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 20480
 cancelled_write_bytes: 0

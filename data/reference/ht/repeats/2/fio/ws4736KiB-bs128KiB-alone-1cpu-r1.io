@@ -1,7 +1,7 @@
-rchar: 75504659418
-wchar: 13666
-syscr: 576273
-syscw: 5
+rchar: 41918859729
+wchar: 5972
+syscr: 320005
+syscw: 3
 read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

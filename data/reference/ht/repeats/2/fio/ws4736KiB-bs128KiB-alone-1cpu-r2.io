@@ -1,7 +1,7 @@
-rchar: 76502641626
-wchar: 13666
-syscr: 583887
-syscw: 5
+rchar: 42267380177
+wchar: 5973
+syscr: 322664
+syscw: 3
 read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

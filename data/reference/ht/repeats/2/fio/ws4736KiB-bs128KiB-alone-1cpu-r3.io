@@ -1,7 +1,7 @@
-rchar: 81972407256
-wchar: 13669
-syscr: 625618
-syscw: 5
+rchar: 48563030483
+wchar: 5974
+syscr: 370696
+syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 20480
 cancelled_write_bytes: 0

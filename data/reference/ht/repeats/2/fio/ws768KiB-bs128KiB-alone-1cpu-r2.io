@@ -1,7 +1,7 @@
-rchar: 75937197012
-wchar: 13664
-syscr: 579573
-syscw: 5
+rchar: 101099440591
+wchar: 5984
+syscr: 771517
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 87123405780
-wchar: 13665
-syscr: 664917
-syscw: 5
+rchar: 106447833553
+wchar: 5985
+syscr: 812322
+syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 97287383999
-wchar: 13666
-syscr: 742462
-syscw: 5
+rchar: 103498713539
+wchar: 5984
+syscr: 789822
+syscw: 3
 read_bytes: 0
 write_bytes: 12288
 cancelled_write_bytes: 0

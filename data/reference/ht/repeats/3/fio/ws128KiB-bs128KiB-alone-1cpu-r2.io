@@ -1,7 +1,7 @@
-rchar: 92151589842
-wchar: 13667
-syscr: 703279
-syscw: 5
+rchar: 93068921295
+wchar: 5983
+syscr: 710249
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 98271734740
-wchar: 13664
-syscr: 749972
-syscw: 5
+rchar: 86142159311
+wchar: 5980
+syscr: 657402
+syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

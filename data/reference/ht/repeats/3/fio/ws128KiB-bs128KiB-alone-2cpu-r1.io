@@ -1,7 +1,7 @@
-rchar: 107980631045
-wchar: 18981
-syscr: 824046
-syscw: 5
-read_bytes: 4096
-write_bytes: 40960
+rchar: 94307158531
+wchar: 11296
+syscr: 719698
+syscw: 3
+read_bytes: 0
+write_bytes: 36864
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 116002368579
-wchar: 18978
-syscr: 885263
-syscw: 5
+rchar: 106770139651
+wchar: 11292
+syscr: 814783
+syscw: 3
 read_bytes: 0
 write_bytes: 12288
 cancelled_write_bytes: 0

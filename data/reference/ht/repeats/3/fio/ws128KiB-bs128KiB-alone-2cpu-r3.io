@@ -1,7 +1,7 @@
-rchar: 112658328589
-wchar: 18979
-syscr: 859735
-syscw: 5
+rchar: 102073174619
+wchar: 11292
+syscr: 778966
+syscw: 3
 read_bytes: 0
-write_bytes: 16384
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 65520249816
-wchar: 13663
-syscr: 500098
-syscw: 5
+rchar: 84035439055
+wchar: 5985
+syscr: 641329
+syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 53248
 cancelled_write_bytes: 0

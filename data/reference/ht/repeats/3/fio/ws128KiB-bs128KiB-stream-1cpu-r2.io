@@ -1,7 +1,7 @@
-rchar: 66928356312
-wchar: 13665
-syscr: 510841
-syscw: 5
+rchar: 96111495631
+wchar: 5983
+syscr: 733462
+syscw: 3
 read_bytes: 0
-write_bytes: 24576
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 43113032653
-wchar: 13663
-syscr: 2631623
-syscw: 5
-read_bytes: 1126400
+rchar: 50278484432
+wchar: 5979
+syscr: 3068941
+syscw: 3
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 49243188173
-wchar: 13663
-syscr: 3005778
-syscw: 5
+rchar: 56410327502
+wchar: 5982
+syscr: 3443199
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

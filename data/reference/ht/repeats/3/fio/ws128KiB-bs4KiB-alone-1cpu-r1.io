@@ -1,7 +1,7 @@
-rchar: 16685116360
-wchar: 13661
-syscr: 4073707
-syscw: 5
+rchar: 23128336845
+wchar: 5981
+syscr: 5646740
+syscw: 3
 read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

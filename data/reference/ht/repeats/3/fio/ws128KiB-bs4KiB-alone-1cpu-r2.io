@@ -1,7 +1,7 @@
-rchar: 17766579146
-wchar: 13661
-syscr: 4337736
-syscw: 5
+rchar: 23578126797
+wchar: 5980
+syscr: 5756552
+syscw: 3
 read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 17555913674
-wchar: 13662
-syscr: 4286302
-syscw: 5
+rchar: 25363405261
+wchar: 5980
+syscr: 6192411
+syscw: 3
 read_bytes: 0
 write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 43162119140
-wchar: 13661
-syscr: 329519
-syscw: 5
-read_bytes: 311296
-write_bytes: 16384
+rchar: 21333608917
+wchar: 5977
+syscr: 162952
+syscw: 3
+read_bytes: 0
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 45513419748
-wchar: 13663
-syscr: 347458
-syscw: 5
-read_bytes: 241664
-write_bytes: 32768
+rchar: 22166309333
+wchar: 5978
+syscr: 169305
+syscw: 3
+read_bytes: 0
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 46229203942
-wchar: 13661
-syscr: 352919
-syscw: 5
-read_bytes: 4096
+rchar: 20372457941
+wchar: 5975
+syscr: 155619
+syscw: 3
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 44529593294
-wchar: 13658
-syscr: 339950
-syscw: 5
+rchar: 28739570129
+wchar: 5973
+syscr: 219455
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 50347092940
-wchar: 13659
-syscr: 384336
-syscw: 5
-read_bytes: 4096
+rchar: 28906949073
+wchar: 5973
+syscr: 220732
+syscw: 3
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

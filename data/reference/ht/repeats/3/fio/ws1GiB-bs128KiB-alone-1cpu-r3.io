@@ -1,7 +1,7 @@
-rchar: 49335086030
-wchar: 13658
-syscr: 376615
-syscw: 5
+rchar: 26422741459
+wchar: 5974
+syscr: 201779
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

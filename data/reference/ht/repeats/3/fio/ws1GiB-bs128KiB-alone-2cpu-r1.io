@@ -1,7 +1,7 @@
-rchar: 79688215619
-wchar: 18970
-syscr: 608210
-syscw: 5
-read_bytes: 24576
-write_bytes: 20480
+rchar: 50800298533
+wchar: 11285
+syscr: 387775
+syscw: 3
+read_bytes: 0
+write_bytes: 24576
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 20216392638
-wchar: 13658
-syscr: 154455
-syscw: 5
+rchar: 13789366737
+wchar: 5972
+syscr: 105394
+syscw: 3
 read_bytes: 0
 write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 19781364679
-wchar: 13656
-syscr: 151138
-syscw: 5
-read_bytes: 61440
+rchar: 14496106955
+wchar: 5973
+syscr: 110784
+syscw: 3
+read_bytes: 0
 write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 19909028806
-wchar: 13656
-syscr: 152112
-syscw: 5
+rchar: 11933387211
+wchar: 5972
+syscr: 91232
+syscw: 3
 read_bytes: 0
 write_bytes: 28672
 cancelled_write_bytes: 0

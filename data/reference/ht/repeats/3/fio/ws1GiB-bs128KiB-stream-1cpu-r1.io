@@ -1,7 +1,7 @@
-rchar: 37751335888
-wchar: 13658
-syscr: 288238
-syscw: 5
-read_bytes: 24576
+rchar: 27121748435
+wchar: 5973
+syscr: 207112
+syscw: 3
+read_bytes: 0
 write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 32868117457
-wchar: 13662
-syscr: 250982
-syscw: 5
+rchar: 26361399761
+wchar: 5978
+syscr: 201311
+syscw: 3
 read_bytes: 0
 write_bytes: 45056
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 30473219017
-wchar: 13666
-syscr: 1860150
-syscw: 5
-read_bytes: 339968
-write_bytes: 40960
+rchar: 22770911698
+wchar: 5983
+syscr: 1390012
+syscw: 3
+read_bytes: 0
+write_bytes: 45056
 cancelled_write_bytes: 0

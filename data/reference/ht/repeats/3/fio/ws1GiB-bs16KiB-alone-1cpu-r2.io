@@ -1,7 +1,7 @@
-rchar: 33472080841
-wchar: 13663
-syscr: 2043184
-syscw: 5
-read_bytes: 303104
-write_bytes: 8192
+rchar: 24685332944
+wchar: 5983
+syscr: 1506859
+syscw: 3
+read_bytes: 0
+write_bytes: 28672
 cancelled_write_bytes: 0

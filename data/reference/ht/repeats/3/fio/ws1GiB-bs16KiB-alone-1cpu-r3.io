@@ -1,7 +1,7 @@
-rchar: 31385299911
-wchar: 13664
-syscr: 1915819
-syscw: 5
+rchar: 25149262290
+wchar: 5979
+syscr: 1535175
+syscw: 3
 read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 11013303239
-wchar: 13653
-syscr: 10722
-syscw: 5
-read_bytes: 4096
+rchar: 25867389394
+wchar: 5969
+syscr: 24859
+syscw: 3
+read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 9753963461
-wchar: 13654
-syscr: 9521
-syscw: 5
-read_bytes: 4096
-write_bytes: 28672
+rchar: 27481147860
+wchar: 5969
+syscr: 26398
+syscw: 3
+read_bytes: 0
+write_bytes: 8192
 cancelled_write_bytes: 0

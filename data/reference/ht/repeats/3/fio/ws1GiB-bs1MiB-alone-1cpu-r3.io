@@ -1,7 +1,7 @@
-rchar: 12153105351
-wchar: 13654
-syscr: 11809
-syscw: 5
+rchar: 29788015060
+wchar: 5970
+syscr: 28598
+syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 8192
 cancelled_write_bytes: 0

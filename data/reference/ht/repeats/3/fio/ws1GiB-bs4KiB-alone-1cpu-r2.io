@@ -1,7 +1,7 @@
-rchar: 14745131972
-wchar: 13663
-syscr: 3600078
-syscw: 5
+rchar: 14820596175
+wchar: 5978
+syscr: 3618483
+syscw: 3
 read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

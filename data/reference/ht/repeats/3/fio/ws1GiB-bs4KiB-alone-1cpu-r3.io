@@ -1,7 +1,7 @@
-rchar: 11910290370
-wchar: 13661
-syscr: 2907976
-syscw: 5
-read_bytes: 45056
-write_bytes: 8192
+rchar: 15746501071
+wchar: 5978
+syscr: 3844534
+syscw: 3
+read_bytes: 0
+write_bytes: 12288
 cancelled_write_bytes: 0

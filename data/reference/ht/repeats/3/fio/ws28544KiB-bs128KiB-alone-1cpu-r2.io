@@ -1,7 +1,7 @@
-rchar: 47057447902
-wchar: 13660
-syscr: 359238
-syscw: 5
+rchar: 19564923347
+wchar: 5979
+syscr: 149458
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 32768
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 75843349464
-wchar: 13666
-syscr: 578857
-syscw: 5
+rchar: 37596105169
+wchar: 5974
+syscr: 287025
+syscw: 3
 read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 81359514584
-wchar: 13667
-syscr: 620942
-syscw: 5
+rchar: 39529548241
+wchar: 5973
+syscr: 301776
+syscw: 3
 read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

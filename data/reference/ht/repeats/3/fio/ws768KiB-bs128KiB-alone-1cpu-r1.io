@@ -1,7 +1,7 @@
-rchar: 84348087232
-wchar: 13665
-syscr: 643743
-syscw: 5
+rchar: 87485254093
+wchar: 5983
+syscr: 667649
+syscw: 3
 read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 71992585173
-wchar: 13665
-syscr: 549478
-syscw: 5
+rchar: 80375122383
+wchar: 5981
+syscr: 613403
+syscw: 3
 read_bytes: 0
 write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 86813813716
-wchar: 13664
-syscr: 662555
-syscw: 5
+rchar: 81778772431
+wchar: 5980
+syscr: 624112
+syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0
