@@ -25,11 +25,9 @@ import os
 from html import escape
 from pathlib import Path
 
-from docutils import nodes
 from pygments.lexer import RegexLexer, inherit
 from pygments.lexers.shell import BashLexer, BashSessionLexer
 from pygments.token import Comment, Name, Number, Punctuation, Whitespace
-from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from perflab.book.solutions import TAG as SOLUTION_TAG
 from perflab.run import provenance
@@ -80,6 +78,8 @@ def _set_theme_options(app, config) -> None:
 
 
 def _status_words(app, doctree, docname) -> None:
+    from docutils import nodes   # the book's tools, not the package's: the wheel imports without them
+
     for table in doctree.findall(nodes.table):
         for text in list(table.findall(nodes.Text)):
             if text.astext() in STATUS_WORDS:
@@ -89,6 +89,8 @@ def _status_words(app, doctree, docname) -> None:
 def label_solutions(doctree) -> int:
     """Give every folded solution code cell of `doctree` the solution's toggle (SOLUTION_PROMPTS); the
     number of cells labelled."""
+    from docutils import nodes
+
     n = 0
     for node in doctree.findall(nodes.container):
         if (node.get("nb_element") == "cell_code" and node.get("hide_mode")
@@ -98,17 +100,23 @@ def label_solutions(doctree) -> int:
     return n
 
 
-class SolutionToggles(SphinxPostTransform):
-    """label_solutions, just before myst-nb's HideInputCells (priority 199) folds the cells with their prompts."""
-    default_priority = 198
-    formats = ("html",)
+def _solution_toggles():
+    """The post-transform that runs label_solutions, just before myst-nb's HideInputCells (priority 199)
+    folds the cells with their prompts (made here: Sphinx is the book's tool, not the package's)."""
+    from sphinx.transforms.post_transforms import SphinxPostTransform
 
-    def run(self, **kwargs) -> None:
-        label_solutions(self.document)
+    class SolutionToggles(SphinxPostTransform):
+        default_priority = 198
+        formats = ("html",)
+
+        def run(self, **kwargs) -> None:
+            label_solutions(self.document)
+
+    return SolutionToggles
 
 
 def setup(app):
-    app.add_post_transform(SolutionToggles)
+    app.add_post_transform(_solution_toggles())
     app.connect("config-inited", _set_theme_options)
     app.add_lexer("hosts", HostsLexer)
     app.add_lexer("console", ConsoleLexer)
