@@ -3,19 +3,9 @@
 import pytest
 
 from perflab.book import sphinxext
+from support.chapters import MYST_HEADER
 
-CHAPTER = """---
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
-# A chapter
+CHAPTER = MYST_HEADER + """# A chapter
 
 ```{code-cell} ipython3
 :tags: [hide-input]

@@ -4,19 +4,9 @@ import jupytext
 import pytest
 
 from perflab.book import solutions
+from support.chapters import MYST_HEADER
 
-NB = """---
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
-# A chapter
+NB = MYST_HEADER + """# A chapter
 
 ## Exercises
 
