@@ -1,7 +1,7 @@
 """A corpus of bad input, through the real command line (`python -m perflab` in a subprocess, as a
 user meets it; no perflab module is imported here).
 
-For every case the documented contract (README "Running a lab", perflab/errors.py) is held:
+For every case the documented contract (docs/commands.md "Exit statuses", perflab/errors.py) is held:
 
 - the documented exit status (2: refused before anything was created);
 - exactly one line on stderr, and no "Traceback" on stdout or stderr;

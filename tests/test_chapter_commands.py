@@ -1,6 +1,6 @@
 """What the book tells a reader to type works: every `scripts/perflab run ...` command written in a
-chapter or the README passes `perflab run --dry-run` (parameters validated, plan printed, nothing
-created), and every exercise solution is folded in the default build."""
+chapter, the README or its docs/ pages passes `perflab run --dry-run` (parameters validated, plan
+printed, nothing created), and every exercise solution is folded in the default build."""
 import re
 import shlex
 
@@ -18,7 +18,9 @@ NEEDS_A_FILE = ("--variant", "hosts=")
 
 def commands(root):
     out = []
-    for f in [root / "README.md", *sorted((root / "chapters").rglob("*.md"))]:
+    pages = [root / "README.md", *sorted((root / "docs").glob("*.md")),
+             *sorted((root / "chapters").rglob("*.md"))]
+    for f in pages:
         text = f.read_text()
         fenced = re.compile(r"^\s*(```|~~~)[^\n]*\n.*?^\s*\1\s*$", re.S | re.M)
         spans = [ln.strip() for ln in text.splitlines() if ln.strip().startswith("scripts/perflab run ")]
