@@ -26,15 +26,27 @@ from perflab.config import params as params_mod
 SEED = "demo-2026"
 ROSTER = ROOT / "examples" / "class" / "roster.csv"
 
-# What a completed bad-cable smoke run records (summary() of labs/bad-cable/), for a variant
-# whose bad client is `k` at ratio `r`.
+# What a completed bad-cable smoke run records (summary() of labs/bad-cable/), drawn from a few inputs:
+# what a good client's link carries and the NFS reads/s it makes at that rate (as a smoke run on an
+# idle machine measures them), and the run's parameters. Every link runs at its shaped rate, so the
+# bad client does `bad_ratio` of a good one's work and the new cable gains what the lab's own
+# expected_gain says.
+GOOD_MBIT_S = 95.8    # payload over a good 100 Mbit/s link (TCP and NFS headers take the rest)
+GOOD_OPS_S = 363.9    # a good client's NFS reads/s at that payload rate
 
 
-def fake_metrics(k: int, r: float) -> dict:
-    return {"detected_outlier": k, "outlier_ops_s": 36.2 * r / 0.1, "others_median_ops_s": 363.9,
-            "outlier_ops_ratio": r, "replaced_min_ops_ratio": 1.0, "outlier_mbit_s": 95.8 * r,
-            "outlier_link_mbit": 100 * r, "others_median_mbit_s": 95.8, "net_ratio": r, "total_mb_s_bad": 49.1,
-            "total_mb_s_replaced": 59.9, "gain": 0.22, "expected_gain": 0.2195, "one_over_n": 0.25}
+def fake_metrics(p: dict, expected_gain) -> dict:
+    """`p`: the run's parameters (clients, bad_client, bad_ratio, link_mbit); `expected_gain(n, ratio)`:
+    labs/bad-cable/analysis.py's."""
+    n, k, r = p["clients"], p["bad_client"], p["bad_ratio"]
+    good_mb_s = GOOD_MBIT_S / 8
+    bad_total, replaced_total = good_mb_s * (n - 1 + r), good_mb_s * n
+    return {"detected_outlier": k, "outlier_ops_s": round(GOOD_OPS_S * r, 1), "others_median_ops_s": GOOD_OPS_S,
+            "outlier_ops_ratio": r, "replaced_min_ops_ratio": 1.0, "outlier_mbit_s": round(GOOD_MBIT_S * r, 2),
+            "outlier_link_mbit": round(p["link_mbit"] * r, 2), "others_median_mbit_s": GOOD_MBIT_S, "net_ratio": r,
+            "total_mb_s_bad": round(bad_total, 2), "total_mb_s_replaced": round(replaced_total, 2),
+            "gain": round(replaced_total / bad_total - 1, 4), "expected_gain": round(expected_gain(n, r), 4),
+            "one_over_n": round(1 / n, 4)}
 
 
 def roster(path: Path, n: int, prefix: str = "s") -> Path:
@@ -217,11 +229,13 @@ def fake_run(manifest, tmp_path, monkeypatch, pkg: Path, metrics_for=None) -> Pa
     values = params.resolve(lab, v.preset, v.overrides())
     run_dir = session.create_run(manifest, lab, v.preset, values, owner=False, variant=v)
     s = student.open_session("bad-cable", run="smoke", run_dir=str(run_dir))
-    k, r = s.params["bad_client"], s.params["bad_ratio"]
+    p = s.params
+    k, r, link = p["bad_client"], p["bad_ratio"], p["link_mbit"]
     (run_dir / "timeline.json").write_text(json.dumps({
-        "bad_client": k, "bad_ratio": r, "link_mbit": 100,
-        "clients": {str(j): {"host": f"client{j}", "mbit_bad": 100 * r if j == k else 100} for j in range(1, 5)}}))
-    m = (metrics_for or fake_metrics)(k, r)
+        "bad_client": k, "bad_ratio": r, "link_mbit": link,
+        "clients": {str(j): {"host": f"client{j}", "mbit_bad": link * r if j == k else link}
+                    for j in range(1, p["clients"] + 1)}}))
+    m = (metrics_for or fake_metrics)(p, manifest.lab("bad-cable").load_module().expected_gain)
     (run_dir / RAW).write_text(json.dumps(m))
     s.metric(**m)
     s.record.set_status("complete")
@@ -255,7 +269,7 @@ def set_answers(run_dir: Path, answers: dict) -> None:
 
 def right_answers(entry: dict) -> dict:
     k, r = entry["hidden"]["bad_client"], entry["hidden"]["bad_ratio"]
-    return {"bad_client": k, "bad_client_reads_s": round(36.2 * r / 0.1, 1), "bad_client_mbit_s": round(95.8 * r, 1),
+    return {"bad_client": k, "bad_client_reads_s": round(GOOD_OPS_S * r, 1), "bad_client_mbit_s": round(GOOD_MBIT_S * r, 1),
             "bad_link_fraction": r}
 
 
@@ -265,9 +279,10 @@ def test_a_mystery_run_keeps_planted_values_sealed(manifest, tmp_path, monkeypat
     run_dir = fake_run(manifest, tmp_path, monkeypatch, a.out / "alice")
     doc = json.loads((run_dir / "run.json").read_text())
     assert doc["params"]["bad_client"] == specs.SEALED and doc["params_text"]["bad_ratio"] == specs.SEALED
-    assert doc["params"]["clients"] == 4  # what is not hidden stays readable
+    fixed = specs.spec(manifest, "bad-cable").fixed
+    assert doc["params"]["clients"] == fixed["clients"]  # what is not hidden stays readable
     assert "detected_outlier" not in doc["metrics"] and "outlier_ops_s" not in doc["metrics"]
-    assert doc["metrics"]["gain"] == 0.22
+    assert doc["metrics"]["gain"] == json.loads((run_dir / RAW).read_text())["gain"]
     sealed = sealing.unseal(doc["mystery"]["sealed_metrics"], "bad-cable")
     assert sealed["detected_outlier"] == entry["hidden"]["bad_client"]
     tl = json.loads((run_dir / "timeline.json").read_text())
@@ -301,7 +316,8 @@ def test_wrong_and_missing_answers(manifest, tmp_path, monkeypatch, cls):
     entry = key["students"]["alice"]
     run_dir = fake_run(manifest, tmp_path, monkeypatch, a.out / "alice")
     ans = right_answers(entry)
-    ans["bad_client"] = entry["hidden"]["bad_client"] % 4 + 1          # another client
+    clients = specs.spec(manifest, "bad-cable").fixed["clients"]
+    ans["bad_client"] = entry["hidden"]["bad_client"] % clients + 1    # another client
     ans["bad_client_mbit_s"] = ans["bad_client_mbit_s"] * 2            # outside 20%
     del ans["bad_link_fraction"]
     set_answers(run_dir, ans)
@@ -321,13 +337,14 @@ def test_edited_numbers_are_detected(manifest, tmp_path, monkeypatch, cls):
     run_dir = fake_run(manifest, tmp_path, monkeypatch, a.out / "alice")
     set_answers(run_dir, right_answers(key["students"]["alice"]))
     doc = json.loads((run_dir / "run.json").read_text())
-    doc["mystery"]["stamp"]["metrics"]["gain"] = 0.5  # a plain number edited in run.json
+    recorded = doc["mystery"]["stamp"]["metrics"]["gain"]
+    doc["mystery"]["stamp"]["metrics"]["gain"] = recorded + 0.5  # a plain number edited in run.json
     (run_dir / "run.json").write_text(json.dumps(doc))
     r = grade.grade(key, grade.load_submission(run_dir), "alice")
     assert not r["integrity"]["ok"] and r["withheld"] and r["score"] == 0
     assert any("edited" in p for p in r["integrity"]["problems"])
     # a sealed number swapped for another (re-sealed properly, but not signed)
-    doc["mystery"]["stamp"]["metrics"]["gain"] = 0.22
+    doc["mystery"]["stamp"]["metrics"]["gain"] = recorded
     other = sealing.unseal(doc["mystery"]["stamp"]["sealed_metrics"], "bad-cable")
     other["outlier_ops_s"] = 999.0
     doc["mystery"]["stamp"]["sealed_metrics"] = sealing.seal(other, "bad-cable")

@@ -78,6 +78,14 @@ def _get(url: str) -> bytes:
         return r.read()
 
 
+def until(get, want, timeout_s: float = 10.0, every_s: float = 0.05):
+    """get() again until it returns `want` or `timeout_s` has passed: the last value it returned."""
+    deadline = time.monotonic() + timeout_s
+    while (got := get()) != want and time.monotonic() < deadline:
+        time.sleep(every_s)
+    return got
+
+
 def test_the_page_listens_on_the_loopback_alone_and_stops(tmp_path):
     log = tmp_path / "job_clat.1.log"
     log.write_bytes(b"".join(fio_lines(200)))
@@ -103,19 +111,18 @@ def test_a_browser_sees_the_map_grow_and_end(tmp_path):
 
     log = tmp_path / "job_clat.1.log"
     lines = fio_lines(50 * 12)
-    urls, stop = [], threading.Event()
+    urls, served, stop = [], threading.Event(), threading.Event()
     result = {}
 
     def serve():
-        result["map"] = follow(log, interval_s=0.25, on_url=urls.append, stop=stop)
+        result["map"] = follow(log, interval_s=0.25, on_url=lambda u: (urls.append(u), served.set()), stop=stop)
 
     log.write_bytes(b"".join(lines[:50]))
     t = threading.Thread(target=serve)
     with Chromium() as b:   # first: the page is followed from the moment it is served
         t.start()
         try:
-            while not urls:
-                time.sleep(0.05)
+            assert served.wait(20), "the page was not served within 20 s"
             page = b.new_page()
             page.goto(urls[0])
             page.wait_for("Number(document.body.dataset.columns || 0) >= 1", timeout=20)
@@ -125,7 +132,9 @@ def test_a_browser_sees_the_map_grow_and_end(tmp_path):
                     fh.write(b"".join(lines[50 * k:50 * (k + 1)]))
                 time.sleep(0.4)
                 seen.append(int(page.evaluate("Number(document.body.dataset.columns || 0)")))
-            time.sleep(1.5)
+            # the page shows the whole file before it is stopped
+            columns = heatmap.from_lat_log([log]).n_columns
+            page.wait_for(f"Number(document.body.dataset.columns || 0) >= {columns}", timeout=20)
             stop.set()   # as Ctrl-C does
             page.wait_for("document.body.dataset.ended === 'true'", timeout=20)
             state = page.evaluate("document.getElementById('state').textContent")
@@ -164,20 +173,24 @@ def test_the_command_prints_the_page_serves_it_and_ends_when_the_file_stops_grow
     import sys
 
     log = tmp_path / "job_clat.1.log"
-    log.write_bytes(b"".join(fio_lines(150)))
+    first = fio_lines(150)
+    log.write_bytes(b"".join(first))
     out = tmp_path / "final.npz"
     p = subprocess.Popen([sys.executable, "-m", "perflab", "heatmap", str(log), "--follow", "--idle", "2",
                           "--save", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     line = p.stdout.readline()
     url = line.split(" at ")[1].split()[0]
     assert url.startswith("http://127.0.0.1:") and "until it has not grown for 2 s" in line
+    more = fio_lines(100, t0_ms=1_795_000_003_000, seed=2)
     with open(log, "ab") as fh:
-        fh.write(b"".join(fio_lines(100, t0_ms=1_795_000_003_000, seed=2)))
-    time.sleep(1.5)
-    assert json.loads(_get(url + "map.json"))["events"] == 250
+        fh.write(b"".join(more))
+    # the page shows the new lines within the follower's poll, well before --idle ends it
+    events = len(first) + len(more)
+    assert until(lambda: json.loads(_get(url + "map.json"))["events"], events) == events
     rest, err = p.communicate(timeout=30)
     assert p.returncode == 0, err
-    assert "250 I/Os in 5 columns" in err
-    assert same(heatmap.HeatMap.load(out), heatmap.from_lat_log([log]))
+    want = heatmap.from_lat_log([log])
+    assert f"{events} I/Os in {want.n_columns} columns" in err
+    assert same(heatmap.HeatMap.load(out), want)
     with pytest.raises(OSError):
         _get(url + "map.json")

@@ -35,14 +35,17 @@ def test_no_iostat_is_said_in_the_file_and_the_block_runs(tmp_path, monkeypatch)
 
 @pytest.mark.skipif(not iostat.available(), reason="iostat (sysstat) is not installed: make setup installs it")
 def test_the_sampler_runs_for_the_block_and_is_gone_after_it(tmp_path):
-    led = Ledger(tmp_path)
+    led, out = Ledger(tmp_path), tmp_path / "iostat.txt"
     with pytest.raises(RuntimeError):
-        with iostat.sampling(led, ["/dev/loop0"], tmp_path / "iostat.txt") as ran:
+        with iostat.sampling(led, ["/dev/loop0"], out) as ran:
             assert ran is True
-            time.sleep(2.5)
+            # the block lasts until iostat has written two intervals (one a second), then fails
+            deadline = time.monotonic() + 15
+            while len(set(iostat.read(out).get("t", []))) < 2 and time.monotonic() < deadline:
+                time.sleep(0.1)
             raise RuntimeError("the lab failed")
     entries = [json.loads(x) for x in (tmp_path / "resources.jsonl").read_text().splitlines()]
     assert [(e["op"], e["kind"]) for e in entries] == [("create", "process"), ("release", "process")]
     pid = int(entries[0]["id"])
     assert not Path(f"/proc/{pid}").exists() or "iostat" not in Path(f"/proc/{pid}/cmdline").read_text()
-    assert len(set(iostat.read(tmp_path / "iostat.txt").t)) >= 2
+    assert len(set(iostat.read(out).t)) >= 2

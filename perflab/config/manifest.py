@@ -114,33 +114,32 @@ class Lab:
     # run on yet, and why; `perflab run --suite` refuses it there before anything is created
     unsupported: dict[str, str] = field(default_factory=dict)
 
-    @property
-    def is_package(self) -> bool:
-        """A lab that is a small package (labs/<name>/__init__.py and its modules), not one lab.py."""
-        return self.module_path.name == "__init__.py"
-
     def source_files(self) -> list[Path]:
-        """The lab's Python files: its package's modules, or its one module."""
-        return sorted(self.module_path.parent.glob("*.py")) if self.is_package else [self.module_path]
+        """The lab package's modules: a change to any of them imports the lab again."""
+        return sorted(self.module_path.parent.glob("*.py"))
 
     def load_module(self) -> ModuleType:
-        """Import the lab (labs/<name>/__init__.py as a package, or labs/<name>/lab.py) under the name
-        `perflab_lab_<name>`, once per process and again only when one of its files changed on disk.
-        perflab.run.labcontract checks what it provides."""
+        """Import the lab package labs/<name>/__init__.py under the name `perflab_lab_<name>`, once per
+        process and again only when one of its files changed on disk. perflab.run.labcontract checks
+        what it provides."""
+        if self.module_path.name != "__init__.py":
+            raise ManifestError(f"lab {self.name}: module {self.module_path} is not a lab package; a lab is "
+                                f"labs/<name>/__init__.py and its modules (CONTRIBUTING.md)")
         modname = "perflab_lab_" + self.name.replace("-", "_")
         stamp = tuple(p.stat().st_mtime_ns for p in self.source_files())
         cached = _MODULES.get(self.module_path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        package = [str(self.module_path.parent)] if self.is_package else None
-        spec = importlib.util.spec_from_file_location(modname, self.module_path, submodule_search_locations=package)
+        spec = importlib.util.spec_from_file_location(modname, self.module_path,
+                                                      submodule_search_locations=[str(self.module_path.parent)])
         if spec is None or spec.loader is None:
             raise ManifestError(f"lab {self.name}: cannot import {self.module_path}")
         mod = importlib.util.module_from_spec(spec)
-        if package:   # its modules import one another relatively: the package must be known by name
-            for k in [k for k in sys.modules if k == modname or k.startswith(modname + ".")]:
-                del sys.modules[k]
-            sys.modules[modname] = mod
+        # its modules import one another relatively: the package must be known by name, and a copy
+        # imported before a change must not lend the new one its old modules
+        for k in [k for k in sys.modules if k == modname or k.startswith(modname + ".")]:
+            del sys.modules[k]
+        sys.modules[modname] = mod
         try:
             spec.loader.exec_module(mod)
         except Exception as e:   # a lab that does not import is refused in one line, naming its error
