@@ -1,0 +1,317 @@
+"""Labs leave host and Docker plumbing to perflab.infra, and their modules import one way (issue 42).
+
+**Plumbing.** A lab asks the toolkit for containers, services, host objects and limits; it never
+drives Docker or the host itself, so that one module owns each of them (cgroup v1 and v2, its
+records, its clean-up). The finder reads the code's syntax tree, not its text, and applies these
+rules to each labs/<lab>/*.py:
+
+1. Docker's client: `import docker`; any use of an attribute named `client` (Topology's and a
+   container's Docker client), `api`, `exec_create`, `exec_start`, `exec_inspect`, `networks`,
+   `containers`, `from_env`, `APIClient`, `DockerClient`, or of `docker_client` (perflab.infra.labels'
+   way to get one). An attribute chain that starts at a perflab module (`perflab.infra.containers.X`,
+   or a name imported from perflab) is the toolkit, not Docker's client.
+2. Processes on the host: importing subprocess or pty; os.system, os.popen, os.exec*, os.spawn*,
+   os.posix_spawn*, os.fork; asyncio.create_subprocess_*.
+3. Host paths, in string constants (an f-string read as one string):
+   - anywhere in a string: `/dev/shm`, `/sys/fs/cgroup`, or a cgroup interface file (`blkio.throttle*`,
+     `cpu.cfs_*`, `cpuacct.*`, `cgroup.procs`, `cpu.max`, `io.max`, `memory.max` ...). These hold inside
+     a container too: a container sees its host's cgroup version, so such a path is the cgroup-limits
+     service's to know, whoever reads it.
+   - `/proc` or `/sys` at the start of a string: a path as Python opens it, on the host. Not when the
+     string is an argument of a command line: a list or tuple whose first item is a word that is not a
+     path (`["cat", "/proc/stat"]`, run in a container), or a shell command (`"cat /proc/$$/io"`,
+     the string does not start with the path). A path a lab uses inside a container (`/data/x` for
+     fio) is none of the above.
+
+   A string that is a statement of its own (a docstring) documents and does nothing, and a comment
+   is not in the tree: neither is use. Prose inside a string that runs (a check's `about=`) is read
+   like any string, but the patterns above are paths and file names, not words.
+
+**Import circles.** Inside a lab package, counting every relative import, also those inside a
+function (a function-level import hides a circle from Python, not from a reader): the shared
+constants belong in one module both sides import (issue 42, item 2).
+
+Labs are converted one at a time, so NOT_YET and CIRCLES_NOT_YET name the labs that still break a
+rule and what they do. Both lists can only shrink: a lab outside a list must be clean, and a lab
+in it must still break the rule (a converted lab must come off).
+"""
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: {lab: what it still does (issue 42)}: labs that still touch Docker's client or the host themselves
+NOT_YET = {
+    "bad-cable": "Docker's client API: exec_create/exec_start for the server's sampler, networks.get().connect "
+                 "for a hosts network, docker_client().networks.list() in validate (issue 42)",
+    "benchmarking": "a cgroup v1 blkio path (BLKIO, read in its container) and Docker's client "
+                    "(volumes_disk(topo.client)) (issue 42)",
+    "jbod": "its scratch directory under /dev/shm (issue 42)",
+    "stepping": "Docker's client (volumes_disk(topo.client)) (issue 42)",
+}
+
+#: {lab: its circle}: experiment.run() imports load/summary from .analysis, which imports the experiment's
+#: constants at module level
+RUN_ANALYSIS = "run() imports .analysis, which imports .experiment (issue 42)"
+CIRCLES_NOT_YET = {
+    "benchmarking": RUN_ANALYSIS,
+    "disk-model": RUN_ANALYSIS,
+    "durability": RUN_ANALYSIS,
+    "jbod": "run() imports .analysis, which imports .experiment and .model, which imports .experiment (issue 42)",
+    "l2arc": RUN_ANALYSIS,
+    "latency-art": RUN_ANALYSIS,
+    "load": RUN_ANALYSIS,
+    "logzilla": "run() imports .analysis, which imports .experiment and .probes, which imports .experiment "
+                "(issue 42)",
+    "nfs-layers": RUN_ANALYSIS,
+    "regression": RUN_ANALYSIS,
+    "stepping": RUN_ANALYSIS,
+    "streaming": RUN_ANALYSIS,
+}
+
+DOCKER_ATTRS = frozenset({"client", "api", "exec_create", "exec_start", "exec_inspect", "networks", "containers",
+                          "from_env", "APIClient", "DockerClient", "docker_client"})
+PROCESS_MODULES = frozenset({"subprocess", "pty", "docker"})
+OS_PROCESS = re.compile(r"^(system|popen|exec\w*|spawn\w*|posix_spawn\w*|fork\w*)$")
+ANYWHERE = re.compile(r"/dev/shm|/sys/fs/cgroup|\bblkio\.(throttle|io_|weight|sectors|time|reset)|\bcpu\.cfs_|"
+                      r"\bcpuacct\.|\bcgroup\.(procs|controllers|subtree_control)|\b(cpu|io|memory)\.max\b|"
+                      r"\bmemory\.(limit_in_bytes|usage_in_bytes)")
+HOST_ROOT = re.compile(r"^/(proc|sys)(/|$)")
+
+
+def lab_packages() -> list[Path]:
+    return sorted(p.parent for p in (ROOT / "labs").glob("*/__init__.py"))
+
+
+def _module_root(e: ast.AST) -> str | None:
+    """The name a plain attribute chain starts at (`perflab.infra.containers.x`: perflab); None when
+    the chain goes through a call or an index (`labels.docker_client().networks` is no module's)."""
+    while isinstance(e, ast.Attribute):
+        e = e.value
+    return e.id if isinstance(e, ast.Name) else None
+
+
+def _argv_items(tree: ast.AST) -> set[int]:
+    """ids of the strings that are arguments in a command line: a list or tuple led by a word."""
+    out = set()
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.List, ast.Tuple)) and n.elts:
+            head = n.elts[0]
+            if isinstance(head, ast.Constant) and isinstance(head.value, str) and not head.value.startswith("/"):
+                out.update(id(e) for e in n.elts[1:])
+    return out
+
+
+def _strings(tree: ast.AST):
+    """(node, text) of each string that runs: f-strings as one text, docstrings and other string
+    statements left out."""
+    skip = {id(s.value) for s in ast.walk(tree) if isinstance(s, ast.Expr)
+            and isinstance(s.value, (ast.Constant, ast.JoinedStr))}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.JoinedStr):
+            skip.update(id(v) for v in ast.walk(n) if v is not n)
+            if id(n) not in skip:
+                yield n, "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in n.values)
+        elif isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in skip:
+            yield n, n.value
+
+
+def plumbing(text: str, where: str) -> list[str]:
+    """'where:line: what' for each use of Docker's client, a host process or a host path (rules above)."""
+    tree = ast.parse(text)
+    ours = {(a.asname or a.name).split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+            and (n.module or "").split(".")[0] == "perflab" for a in n.names}
+    ours |= {(a.asname or a.name).split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
+             for a in n.names if a.name.split(".")[0] == "perflab"}
+    ours.discard("docker_client")   # imported from perflab.infra.labels, it is still Docker's client
+    bad, covered = [], set()   # covered: the inner links of a chain already named (srv.client of srv.client.api)
+    for n in ast.walk(tree):   # breadth first: a chain's outer link comes before its inner ones
+        if isinstance(n, ast.Import):
+            bad += [f"{where}:{n.lineno}: imports {a.name}" for a in n.names if a.name.split(".")[0] in PROCESS_MODULES]
+        elif isinstance(n, ast.ImportFrom) and not n.level:
+            top = (n.module or "").split(".")[0]
+            if top in PROCESS_MODULES:
+                bad.append(f"{where}:{n.lineno}: imports {n.module}")
+            elif top == "os":
+                bad += [f"{where}:{n.lineno}: imports os.{a.name}" for a in n.names if OS_PROCESS.match(a.name)]
+            elif top == "asyncio":
+                bad += [f"{where}:{n.lineno}: imports asyncio.{a.name}" for a in n.names
+                        if a.name.startswith("create_subprocess") or a.name == "subprocess"]
+            bad += [f"{where}:{n.lineno}: imports {a.name} (Docker's client)" for a in n.names
+                    if a.name == "docker_client"]
+        elif isinstance(n, ast.Attribute):
+            root = _module_root(n)
+            if n.attr == "docker_client" or (n.attr in DOCKER_ATTRS and root not in ours and root != "perflab"):
+                if id(n) not in covered:
+                    bad.append(f"{where}:{n.lineno}: {ast.unparse(n)} (Docker's client)")
+                covered.update(id(v) for v in ast.walk(n.value) if isinstance(v, ast.Attribute))
+            elif isinstance(n.value, ast.Name) and n.value.id == "os" and OS_PROCESS.match(n.attr):
+                bad.append(f"{where}:{n.lineno}: os.{n.attr} (a process on the host)")
+            elif (isinstance(n.value, ast.Name) and n.value.id == "asyncio"
+                  and n.attr.startswith("create_subprocess")):
+                bad.append(f"{where}:{n.lineno}: asyncio.{n.attr} (a process on the host)")
+        elif isinstance(n, ast.Name) and n.id == "docker_client":
+            bad.append(f"{where}:{n.lineno}: docker_client (Docker's client)")
+    argv = _argv_items(tree)
+    for n, s in _strings(tree):
+        if ANYWHERE.search(s) or (HOST_ROOT.match(s) and id(n) not in argv):
+            bad.append(f"{where}:{n.lineno}: {s!r} (a host or cgroup path)")
+    return sorted(set(bad), key=lambda b: (b.split(":")[0], int(b.split(":")[1]), b))
+
+
+def lab_plumbing(pkg: Path) -> list[str]:
+    return [b for p in sorted(pkg.glob("*.py")) for b in plumbing(p.read_text(), str(p.relative_to(ROOT)))]
+
+
+def test_the_lists_name_labs_that_exist():
+    names = {p.name for p in lab_packages()}
+    assert set(NOT_YET) <= names and set(CIRCLES_NOT_YET) <= names, (
+        sorted(set(NOT_YET) - names), sorted(set(CIRCLES_NOT_YET) - names))
+
+
+@pytest.mark.parametrize("pkg", lab_packages(), ids=lambda p: p.name)
+def test_a_lab_leaves_docker_and_the_host_to_the_toolkit(pkg):
+    bad = lab_plumbing(pkg)
+    if pkg.name in NOT_YET:
+        assert bad, (f"labs/{pkg.name} no longer touches Docker's client or the host ({NOT_YET[pkg.name]}): "
+                     "take it off NOT_YET in tests/test_lab_plumbing.py")
+    else:
+        assert not bad, f"labs/{pkg.name} does the toolkit's plumbing itself:\n" + "\n".join(bad)
+
+
+# -- import circles --------------------------------------------------------------------------------------
+
+def import_edges(modules: dict[str, str], inside_functions: bool = True) -> list[tuple[str, str, int, str]]:
+    """(importer, imported, line, the function it is in or '') for each relative import between the
+    modules of one package, {module stem: source}; `from . import x` of a name that is not a module
+    imports the package's __init__."""
+    edges = []
+    for mod, text in modules.items():
+        tree = ast.parse(text)
+        owner = {}
+        for fn in ast.walk(tree):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                for n in ast.walk(fn):
+                    owner.setdefault(id(n), getattr(fn, "name", "<lambda>"))
+        for n in ast.walk(tree):
+            if not (isinstance(n, ast.ImportFrom) and n.level == 1):
+                continue
+            fn = owner.get(id(n), "")
+            if fn and not inside_functions:
+                continue
+            targets = ([n.module.split(".")[0]] if n.module
+                       else [a.name if a.name in modules else "__init__" for a in n.names])
+            edges += [(mod, t, n.lineno, fn) for t in targets if t in modules]
+    return edges
+
+
+def circles(modules: dict[str, str], inside_functions: bool = True) -> list[str]:
+    """Each group of modules that import one another in a circle, with the imports that close it."""
+    edges = import_edges(modules, inside_functions)
+    adj = {m: sorted({t for a, t, _, _ in edges if a == m}) for m in modules}
+
+    def reach(start: str) -> set[str]:
+        seen, todo = set(), list(adj[start])
+        while todo:
+            m = todo.pop()
+            if m not in seen:
+                seen.add(m)
+                todo += adj[m]
+        return seen
+
+    reached = {m: reach(m) for m in modules}
+    groups = {frozenset({m} | {o for o in reached[m] if m in reached[o]}) for m in modules if m in reached[m]}
+    out = []
+    for g in sorted(groups, key=sorted):
+        how = [f"{a}.py:{line}{f' (in {fn}())' if fn else ''} imports .{t}"
+               for a, t, line, fn in sorted(edges, key=lambda e: (e[0], e[2])) if a in g and t in g]
+        out.append(" <-> ".join(sorted(g)) + ": " + "; ".join(how))
+    return out
+
+
+def package_modules(pkg: Path) -> dict[str, str]:
+    return {p.stem: p.read_text() for p in sorted(pkg.glob("*.py"))}
+
+
+@pytest.mark.parametrize("pkg", lab_packages(), ids=lambda p: p.name)
+def test_a_lab_package_has_no_import_circle_counting_imports_inside_functions(pkg):
+    found = circles(package_modules(pkg))
+    if pkg.name in CIRCLES_NOT_YET:
+        assert found, (f"labs/{pkg.name} has no import circle any more ({CIRCLES_NOT_YET[pkg.name]}): "
+                       "take it off CIRCLES_NOT_YET in tests/test_lab_plumbing.py")
+    else:
+        assert not found, f"labs/{pkg.name}: import circles:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("pkg", lab_packages(), ids=lambda p: p.name)
+def test_a_lab_package_has_no_import_circle_at_module_level(pkg):
+    """Held for every lab, listed or not: a circle at module level breaks the import itself."""
+    found = circles(package_modules(pkg), inside_functions=False)
+    assert not found, f"labs/{pkg.name}: import circles at module level:\n" + "\n".join(found)
+
+
+# -- the finders can fail ---------------------------------------------------------------------------------
+
+PLANTED_PLUMBING = {
+    "import docker": "import docker\n",
+    "docker.from_env": "def f(docker):\n    return docker.from_env()\n",
+    "exec_create": "def f(srv):\n    srv.client.api.exec_start(srv.client.api.exec_create(srv.id, ['x']))\n",
+    "networks": "def f(topo, srv):\n    topo.client.networks.get('n').connect(srv)\n",
+    "docker_client": "from perflab.infra.labels import docker_client\nc = docker_client()\n",
+    "labels.docker_client": "from perflab.infra import labels\nnames = labels.docker_client().networks.list()\n",
+    "subprocess": "import subprocess\n",
+    "os.system": "import os\nos.system('ls')\n",
+    "/dev/shm": "from pathlib import Path\nSCRATCH = Path('/dev/shm') / 'x'\n",
+    "cgroup v1": "BLKIO = '/sys/fs/cgroup/blkio/blkio.throttle.io_service_bytes'\n",
+    "cgroup file in a container's shell": "def f(c):\n    c.exec(['sh', '-c', 'cat cpu.cfs_quota_us'])\n",
+    "a host /proc path": "def f(pid):\n    return open(f'/proc/{pid}/io').read()\n",
+    "/sys in a list of paths": "FILES = ['/sys/block/sda/stat', '/sys/block/sdb/stat']\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(PLANTED_PLUMBING))
+def test_a_planted_plumbing_use_is_found(case):
+    assert plumbing(PLANTED_PLUMBING[case], "fake.py"), f"{case}: not found in\n{PLANTED_PLUMBING[case]}"
+
+
+def test_what_is_not_plumbing_is_not_flagged():
+    text = textwrap.dedent('''
+        """The disks live on tmpfs (/dev/shm/perflab-RUN/), limited by blkio.throttle (cgroup v1)."""
+        from perflab.infra import containers
+        from perflab.infra.containers import volumes_disk
+        import perflab.infra.containers
+
+        # reads /proc/stat and /sys/fs/cgroup through the toolkit
+        def run(s, topo, c):
+            """Runs cat /proc/$$/io in the container."""
+            disk = containers.volumes_disk(topo)
+            perflab.infra.containers.volumes_disk(topo)
+            c.exec(["cat", "/proc/stat"])
+            c.exec(["sh", "-c", "cat /proc/$$/io > x.io"])
+            s.provenance(tools={"kernel blkio": "cgroup v1 throttle (device_write_bps)"})
+            return {"filename": "/data/x.dat", "about": "read_bytes of /proc/PID/io"}
+        ''')
+    assert plumbing(text, "fake.py") == []
+
+
+def test_a_planted_circle_through_a_function_level_import_is_found(tmp_path):
+    pkg = tmp_path / "fakelab"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .experiment import run\nfrom .analysis import load\n")
+    (pkg / "experiment.py").write_text("JOB = 'x'\n\ndef run(s):\n    from .analysis import load\n    return load(s)\n")
+    (pkg / "analysis.py").write_text("from .experiment import JOB\n\ndef load(d):\n    return JOB\n")
+    (pkg / "checks.py").write_text("from .analysis import load\n")
+    found = circles(package_modules(pkg))
+    assert found == ["analysis <-> experiment: analysis.py:1 imports .experiment; "
+                     "experiment.py:4 (in run()) imports .analysis"]
+    assert circles(package_modules(pkg), inside_functions=False) == []
+    (pkg / "experiment.py").write_text("from . import JOBS\n")   # a name of the package's __init__
+    (pkg / "__init__.py").write_text("from .experiment import run\nJOBS = ()\n")
+    assert circles(package_modules(pkg), inside_functions=False) == [
+        "__init__ <-> experiment: __init__.py:1 imports .experiment; experiment.py:1 imports .__init__"]
