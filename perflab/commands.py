@@ -40,9 +40,8 @@ def cmd_labs(m, args) -> int:
 
 @contextlib.contextmanager
 def choices(m, **env):
-    """The command's choices that are read where they apply (the seccomp filter where containers
-    are made, the suite where the manifest names the images), in the notebook's kernel too:
-    through the environment, for this command only (put back afterwards for an in-process
+    """The command's choice of Debian release (--suite), read where the manifest names the images,
+    in the notebook's kernel too: through the environment, for this command only (put back afterwards for an in-process
     caller). Yields the manifest as these choices make it."""
     from perflab.config import manifest
 
@@ -61,13 +60,17 @@ def choices(m, **env):
 def cmd_run(m, args) -> int:
     from perflab.config.suites import SUITE_ENV
     from perflab.errors import Refused
+    from perflab.config.options import RunOptions
     from perflab.infra import limits, scratch, seccomp
     from perflab.run import runner
 
-    where = str(scratch.check(args.scratch)) if args.scratch else None
-    cpus = f"{limits.check(args.cpus):g}" if args.cpus else None
-    with choices(m, **{seccomp.ENV: args.seccomp, SUITE_ENV: args.suite, scratch.SCRATCH_ENV: where,
-                        limits.CPUS_ENV: cpus}) as m:
+    # every option validated here, before anything is made; they travel in the run's run.json
+    profile = os.environ.get(seccomp.PROFILE_ENV)   # scripts/seccomp-profile's logging copy
+    options = RunOptions(scratch=scratch.check(args.scratch) if args.scratch else None,
+                         cpus=limits.check(args.cpus) if args.cpus else None,
+                         seccomp=seccomp.choice(args.seccomp or os.environ.get(seccomp.ENV)),
+                         seccomp_profile=Path(profile) if profile else None)
+    with choices(m, **{SUITE_ENV: args.suite}) as m:
         try:
             variant = None
             if args.variant:  # a student's mystery variant: opened (unsealed, checked) before anything runs
@@ -77,9 +80,9 @@ def cmd_run(m, args) -> int:
                 if variant.lab != args.lab:
                     raise Refused(f"variant file {args.variant} is for lab {variant.lab}, not {args.lab}")
             if args.dry_run:
-                return runner.dry_run(m, args.lab, args.preset, args.param or [], variant=variant)
+                return runner.dry_run(m, args.lab, args.preset, args.param or [], variant=variant, options=options)
             return runner.run(m, args.lab, args.preset, args.param or [], record=args.record, quiet=args.quiet,
-                              variant=variant, live=args.live, port=args.port)
+                              variant=variant, live=args.live, port=args.port, options=options)
         except KeyboardInterrupt:   # while waiting for another lab: nothing was created yet
             print(f"perflab run {args.lab}: interrupted before it started, nothing was created", file=sys.stderr)
             return runner.EXIT_INTERRUPTED
@@ -306,8 +309,8 @@ def cmd_clean(m, args) -> int:
 def cmd_doctor(m, args) -> int:
     from perflab.infra import doctor, scratch
 
-    if args.scratch:   # the disk probe measures this directory's disk (as perflab run --scratch would use it)
-        os.environ[scratch.SCRATCH_ENV] = str(scratch.check(args.scratch))
+    # the disk probe measures this directory's disk (as perflab run --scratch would use it)
+    where = scratch.check(args.scratch) if args.scratch else None
 
     found = doctor.probes()
     print("machine:")
@@ -320,7 +323,7 @@ def cmd_doctor(m, args) -> int:
         print(f"  [{'ok' if ok else 'no'}] {name}: {why}")
     from perflab.infra import machinefacts
 
-    facts = machinefacts.gather(disk=not args.quick)
+    facts = machinefacts.gather(disk=not args.quick, scratch=where)
     print("measured (what a lab's checks compare against):")
     for f in facts.values():
         print(f"  {f.name}: {f.detail}")

@@ -16,6 +16,7 @@ import pytest
 import requests
 import urllib3
 
+from perflab.config.options import RunOptions
 from perflab.errors import EXIT_FAILED, DiskFull, EngineLost, Failure, OomKilled, TimedOut, from_record
 from perflab.fio import jobs
 from perflab.infra import containers
@@ -166,7 +167,7 @@ def test_a_full_disk_on_the_host_in_the_labs_run_is_recorded_in_run_json(tmp_pat
     def lab_run(s):
         raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "fio" / "a.log"))
 
-    s = types.SimpleNamespace(live=True, lab=types.SimpleNamespace(name="heatmaps"), record=rec, params={},
+    s = types.SimpleNamespace(live=True, lab=types.SimpleNamespace(name="heatmaps"), record=rec, params={}, run_id="r1",
                               module=lambda: types.SimpleNamespace(plan=lambda p: [], run=lab_run))
     s.failed = lambda e: session.Session.failed(s, e)
     with pytest.raises(DiskFull) as e:
@@ -226,11 +227,9 @@ def test_the_notebooks_limit_comes_from_the_plan(monkeypatch):
     assert runner.notebook_limit(None, {}) == runner.NOTEBOOK_TIMEOUT_S
 
 
-def test_a_containers_default_limit_comes_from_the_runs_estimate(monkeypatch):
-    monkeypatch.setenv(containers.ESTIMATE_ENV, "100")
-    assert containers.default_timeout() == 300 + containers.RUN_EXTRA_S
-    monkeypatch.delenv(containers.ESTIMATE_ENV)
-    assert containers.default_timeout() == containers.RUN_TIMEOUT_S
+def test_a_containers_default_limit_comes_from_the_runs_estimate():
+    assert containers.default_timeout(100.0) == containers.RUN_MARGIN * 100 + containers.RUN_EXTRA_S
+    assert containers.default_timeout(None) == containers.RUN_TIMEOUT_S
 
 
 def test_a_failure_is_one_line_for_every_kind():
@@ -268,7 +267,7 @@ def test_the_runs_end_restores_signals_and_records_even_when_the_page_fails(tmp_
     monkeypatch.setattr(live, "LiveRun", Page)
     before = signal.getsignal(signal.SIGINT)
     lab = types.SimpleNamespace(name="heatmaps", images=[])
-    rc = runner._run_locked(None, lab, "smoke", {}, False, True, live=True)
+    rc = runner._run_locked(None, lab, "smoke", {}, False, True, None, None, 0, RunOptions(live=True))
     assert rc == EXIT_FAILED and signal.getsignal(signal.SIGINT) is before
     doc = rec.read()
     assert doc["status"] == "failed" and doc["failure"]["kind"] == "engine-lost"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from perflab.config.options import RunOptions
 from perflab.infra import seccomp
 from perflab.infra.containers import Topology
 
@@ -96,10 +97,12 @@ class _Stop(Exception):
 
 
 @pytest.mark.parametrize("choice", ["docker", "lab", "unconfined"])
-def test_topology_applies_the_chosen_filter_to_the_images_that_name_a_profile(choice, monkeypatch):
-    monkeypatch.setenv(seccomp.ENV, choice)
+def test_topology_applies_the_chosen_filter_to_the_images_that_name_a_profile(choice, manifest, tmp_path):
+    from support.labctx import ctx
+
     client = _Create()
-    topo = Topology("unit", client=client)   # profiles from book.toml, filters as chosen
+    # profiles from book.toml, filters as the run's options choose
+    topo = Topology(ctx(manifest, tmp_path, options=RunOptions(seccomp=choice)), client=client)
     cases = [("perflab/fio:1", {}), ("perflab/ht:1", {}), ("perflab/nfsfio:1", {}), ("perflab/zfs:1", {}),
              ("perflab/fio:1", {"seccomp": None}), ("perflab/fio:1", {"seccomp": seccomp.UNCONFINED}),
              ("perflab/zfs:1", {"seccomp": PROFILE}),
@@ -114,14 +117,14 @@ def test_topology_applies_the_chosen_filter_to_the_images_that_name_a_profile(ch
         None, ["seccomp=unconfined"], ["seccomp=" + text], ["seccomp=unconfined", "no-new-privileges"]]
 
 
-def test_a_bad_choice_is_refused_naming_what_is_allowed(monkeypatch, manifest):
+def test_a_bad_choice_is_refused_naming_what_is_allowed():
     from perflab.errors import Refused
 
-    monkeypatch.setenv(seccomp.ENV, "strict")
     with pytest.raises(Refused, match=r"PERFLAB_SECCOMP='strict' is not a seccomp choice; allowed: docker .*lab .*unconfined"):
-        seccomp.check(manifest, ["fio"])
-    monkeypatch.delenv(seccomp.ENV)
-    assert seccomp.choice() == "docker"     # unset: Docker's default filter
+        seccomp.choice("strict")
+    assert seccomp.choice(None) == "docker"     # none given: Docker's default filter
+    with pytest.raises(ValueError, match="seccomp 'strict': allowed: docker, lab, unconfined"):
+        RunOptions(seccomp="strict")
 
 
 def test_the_run_command_takes_the_choice_and_refuses_a_reference_under_another(tmp_path):
@@ -147,15 +150,19 @@ def test_the_run_command_takes_the_choice_and_refuses_a_reference_under_another(
 
 def test_the_choice_lasts_one_command_in_process(monkeypatch, capsys):
     """perflab.cli.main called in-process (as the chapter-command tests do) with --seccomp leaves the
-    environment as it was: a later run in the same process gets Docker's default filter."""
+    environment as it was (the choice travels in the run's options, not the environment): a later
+    command in the same process gets Docker's default filter; --seccomp wins over PERFLAB_SECCOMP."""
     from perflab import cli
 
     monkeypatch.delenv(seccomp.ENV, raising=False)
     assert cli.main(["run", "logzilla", "--dry-run", "--seccomp", "lab"]) == 0
     assert "seccomp: fio containers/seccomp/fio.json" in capsys.readouterr().out
-    assert seccomp.ENV not in os.environ and seccomp.choice() == "docker"
+    assert seccomp.ENV not in os.environ
+    assert cli.main(["run", "logzilla", "--dry-run"]) == 0
+    assert "seccomp: fio docker default" in capsys.readouterr().out
     monkeypatch.setenv(seccomp.ENV, "unconfined")
     assert cli.main(["run", "logzilla", "--dry-run", "--seccomp", "lab"]) == 0
+    assert "seccomp: fio containers/seccomp/fio.json" in capsys.readouterr().out
     assert os.environ[seccomp.ENV] == "unconfined"
 
 
@@ -168,10 +175,11 @@ def test_a_run_names_its_filter_in_provenance(manifest, tmp_path, monkeypatch):
     sha = seccomp.sha256(PROFILE)
     for choice, fio in (("docker", seccomp.DOCKER_DEFAULT), ("unconfined", seccomp.UNCONFINED),
                         ("lab", {"profile": "containers/seccomp/fio.json", "sha256": sha})):
-        monkeypatch.setenv(seccomp.ENV, choice)
-        run_dir = session.create_run(manifest, lab, "smoke", resolve(lab, "smoke"), owner=False)
-        prov = json.loads((run_dir / "run.json").read_text())["provenance"]
-        assert prov["seccomp"] == {"fio": fio, "zfs": seccomp.DOCKER_DEFAULT}, choice
+        options = RunOptions(seccomp=choice)
+        run_dir = session.create_run(manifest, lab, "smoke", resolve(lab, "smoke"), owner=False, options=options)
+        doc = json.loads((run_dir / "run.json").read_text())
+        assert doc["provenance"]["seccomp"] == {"fio": fio, "zfs": seccomp.DOCKER_DEFAULT}, choice
+        assert RunOptions.from_record(doc["options"]) == options   # what the notebook's session reads
 
 
 def test_a_profile_book_toml_names_must_exist(manifest, tmp_path):
@@ -245,10 +253,12 @@ def test_fio_runs_under_the_profile_and_other_calls_fail(docker_ok, manifest, tm
     unshare fail with EPERM under it, and mkfifo works under Docker's default filter."""
     from perflab.fio import jobs
 
-    monkeypatch.setenv(seccomp.ENV, "lab")
+    from support.labctx import ctx
+
     tag = manifest.images["fio"].tag
     (tmp_path / "job.fio").write_text(JOB)
-    with Topology(f"test-seccomp-{os.getpid()}", "test") as topo:
+    lab_ctx = ctx(manifest, tmp_path / "run", run_id=f"test-seccomp-{os.getpid()}", options=RunOptions(seccomp="lab"))
+    with Topology(lab_ctx, "test") as topo:
         vol = topo.volume("data")
         data = {vol.name: {"bind": "/data", "mode": "rw"}}
         result = jobs.run_in_container(topo, tag, tmp_path / "job.fio", tmp_path, "job", volumes=data, timeout=120)

@@ -23,7 +23,9 @@ import threading
 import time
 from pathlib import Path
 
-from perflab.infra import hostobjects, labels, limits, scratch, seccomp as seccomp_profiles
+from perflab.config.options import RunOptions
+from perflab.infra import context, hostobjects, labels, limits, scratch, seccomp as seccomp_profiles
+from perflab.infra.context import LabContext
 from perflab.infra.ledger import Ledger
 
 log = logging.getLogger(__name__)
@@ -50,19 +52,14 @@ class WaitTimedOut(TimedOut, TimeoutError):
 #: how long a container run to completion (Topology.run) may take when its caller gives no limit and
 #: the run's estimate is unknown: longer than any lab's full preset, short of for ever
 RUN_TIMEOUT_S = 4 * 3600.0
-#: the run's estimated seconds (its plan's total), set by the session in the notebook's kernel; a
-#: container's default limit is RUN_MARGIN times it plus RUN_EXTRA_S (start-up, a busy machine)
-ESTIMATE_ENV = "PERFLAB_RUN_ESTIMATE_S"
+#: a container's default limit is RUN_MARGIN times the run's estimated seconds (its plan's total,
+#: LabContext.estimate_s) plus RUN_EXTRA_S (start-up, a busy machine)
 RUN_MARGIN, RUN_EXTRA_S = 3.0, 600.0
 
 
-def default_timeout() -> float:
+def default_timeout(estimate_s: float | None) -> float:
     """The limit of a container run whose caller gives none: from the run's estimate, else RUN_TIMEOUT_S."""
-    try:
-        estimate = float(os.environ.get(ESTIMATE_ENV, ""))
-    except ValueError:
-        return RUN_TIMEOUT_S
-    return RUN_MARGIN * estimate + RUN_EXTRA_S if estimate > 0 else RUN_TIMEOUT_S
+    return RUN_MARGIN * estimate_s + RUN_EXTRA_S if estimate_s and estimate_s > 0 else RUN_TIMEOUT_S
 
 
 def _engine_errors() -> tuple[type, ...]:
@@ -130,24 +127,38 @@ BY_IMAGE = "image"
 
 
 class Topology:
-    def __init__(self, run_id: str, lab: str | None = None, client=None, profiles: dict | None = None):
-        """`profiles`: {image tag: filter} (seccomp.by_tag); by default book.toml's and the user's choice."""
-        self.run_id = run_id
-        self.lab = lab
+    def __init__(self, ctx: LabContext | str, lab: str | None = None, client=None, profiles: dict | None = None):
+        """The objects of the run `ctx` (perflab.infra.context.LabContext): its id labels them, its
+        options (--scratch, --cpus, --seccomp) shape them, its ledger records the host directories
+        behind them. `ctx` may also be a bare run id, for a topology outside a lab run (tests,
+        scripts): the run options' defaults then, or the options of the run of that id whose session
+        this process opened (context.opened: a lab that still passes its run id, issue 42).
+        `profiles`: {image tag: filter} (seccomp.by_tag); by default book.toml's under the options."""
+        if isinstance(ctx, str):
+            ctx = context.opened(ctx) or ctx
+        if isinstance(ctx, str):
+            self.run_id, self.lab, self.options, self.ledger, self.estimate_s = ctx, lab, RunOptions(), None, None
+            self.data_dir = None
+        else:
+            self.run_id, self.lab, self.options = ctx.run_id, lab or ctx.lab.name, ctx.options
+            self.ledger, self.estimate_s, self.data_dir = ctx.ledger, ctx.estimate_s, ctx.data_dir
         self.client = client
-        self.labels = labels.labels(run_id, lab)
+        self.labels = labels.labels(self.run_id, self.lab, self.data_dir)
         self.profiles = profiles
         self._objects: list = []  # (kind, obj) in creation order
         self._stack = contextlib.ExitStack()   # host directories behind volumes (scratch), removed last
         self._scratch: dict = {}
 
-    @staticmethod
-    def _ledger():
-        run_dir = os.environ.get(labels.RUN_DIR_ENV)
-        if not run_dir:
-            raise ContainerFailed(f"a volume under --scratch needs the run's directory ({labels.RUN_DIR_ENV}), "
-                                  "to record it for perflab clean")
-        return Ledger(Path(run_dir))
+    @property
+    def live_list(self) -> Path | None:
+        """The run's live.jsonl when it is watched (--live), else None (perflab.fio.live)."""
+        return self.data_dir / "live.jsonl" if self.options.live and self.data_dir is not None else None
+
+    def _ledger(self) -> Ledger:
+        if self.ledger is None:
+            raise ContainerFailed("a volume under --scratch needs the run's ledger (a Topology made from the "
+                                  "run's context), to record it for perflab clean")
+        return self.ledger
 
     # -- lifecycle --
     def __enter__(self):
@@ -202,7 +213,7 @@ class Topology:
 
     def volume(self, name: str, **kw):
         """A Docker volume; under the run's scratch directory when one was chosen (perflab.infra.scratch)."""
-        base = scratch.run_dir(self.run_id)
+        base = scratch.run_dir(self.options.scratch, self.run_id)
         if base is not None and "driver_opts" not in kw:
             if not self._scratch.get(base):
                 self._scratch[base] = self._stack.enter_context(hostobjects.scratch_dir(self._ledger(), base))
@@ -226,7 +237,7 @@ class Topology:
         if self.profiles is None:
             from perflab.config import manifest
 
-            self.profiles = seccomp_profiles.by_tag(manifest.load())
+            self.profiles = seccomp_profiles.by_tag(manifest.load(), self.options)
         return self.profiles.get(image)
 
     def container(self, image: str, name: str, command=None, *, network=None, cap_add=(),
@@ -242,7 +253,7 @@ class Topology:
             opts += seccomp_profiles.security_opt(self.profile_for(image) if seccomp == BY_IMAGE else seccomp)
         if opts:
             kw["security_opt"] = opts
-        kw = limits.container_kwargs(kw)   # perflab run --cpus, unless the lab set a limit of its own
+        kw = limits.container_kwargs(kw, self.options.cpus)   # --cpus, unless the lab set a limit of its own
         with engine_call(f"creating container {name}"):
             c = self.client.containers.create(
                 image, command, name=self._name(name), labels=self.labels, detach=detach,
@@ -259,7 +270,11 @@ class Topology:
         None) raise WaitTimedOut; on a non-zero exit OomKilled, DiskFull (fio's error 28) or
         ContainerFailed with the last lines of its output; EngineLost if the engine goes away."""
         c = self.container(image, name, command, **kw)
-        return finished(c, name, timeout or default_timeout())
+        return finished(c, name, timeout or default_timeout(self.estimate_s))
+
+    def volumes_disk(self) -> str:
+        """The whole block device that holds this run's volumes (module function volumes_disk)."""
+        return volumes_disk(self.client, self.options.scratch)
 
     def remove(self, obj) -> None:
         """Remove one object early (e.g. a finished fio container)."""
@@ -430,15 +445,18 @@ def running_until(c, t_end: float, what: str) -> None:
         time.sleep(min(0.5, max(0.0, t_end - time.time())))
 
 
-def volumes_disk(client) -> str:
+def volumes_disk(client, scratch_root: Path | None = None) -> str:
     """The whole block device (/dev/NAME) that holds a lab's volumes: the `--scratch` directory's
-    when one was chosen (perflab.infra.scratch), else Docker's data root's. It is the device that
+    when one was chosen (`scratch_root`, the run's options.scratch), else Docker's data root's. It is the device that
     docker's --device-read-iops/--device-read-bps must name to limit a lab's "disk"
     (chapters/benchmarking.md, chapters/stepping.md)."""
     import os
 
-    root = scratch.root() or client.info().get("DockerRootDir", "/var/lib/docker")
-    what = "the scratch directory" if scratch.root() else "Docker's data root"
+    if scratch_root is None:   # a lab that still passes only the client (issue 42): its run's options
+        ctx = context.opened()
+        scratch_root = ctx.options.scratch if ctx is not None else None
+    root = scratch_root or client.info().get("DockerRootDir", "/var/lib/docker")
+    what = "the scratch directory" if scratch_root else "Docker's data root"
     dev = os.stat(root).st_dev
     sys_dev = os.path.realpath(f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}")
     if os.path.exists(os.path.join(sys_dev, "partition")):

@@ -10,12 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from perflab.infra.context import LabContext, image_tag
+
 __all__ = ["DeviceLab", "device_lab", "made_dirs"]
 
 
-def made_dirs(s, *names: str) -> list[Path]:
+def made_dirs(ctx: LabContext, *names: str) -> list[Path]:
     """The run directory's subdirectories ``names``, made if missing."""
-    dirs = [s.path(n) for n in names]
+    dirs = [ctx.path(n) for n in names]
     for d in dirs:
         d.mkdir(exist_ok=True)
     return dirs
@@ -29,8 +31,8 @@ class DeviceLab:
     shm: Path    # /dev/shm/perflab-<run id>/<lab>: backing files and mount points on tmpfs
 
 
-def device_lab(s) -> DeviceLab:
+def device_lab(ctx: LabContext) -> DeviceLab:
     """A slowdisk lab's directories; the tmpfs one is only named here (the lab makes it inside a
     ledger-recorded scratch_dir of its parent, so an interrupted run leaves nothing behind)."""
-    out, dev = made_dirs(s, "fio", "device")
-    return DeviceLab(s.manifest.images["fio"].tag, out, dev, Path("/dev/shm") / f"perflab-{s.run_id}" / s.lab.name)
+    out, dev = made_dirs(ctx, "fio", "device")
+    return DeviceLab(image_tag(ctx, "fio"), out, dev, Path("/dev/shm") / f"perflab-{ctx.run_id}" / ctx.lab.name)

@@ -18,11 +18,13 @@ LABEL_RUN_DIR = "org.perflab.run-dir"
 RUN_DIR_ENV = "PERFLAB_RUN_DIR"
 
 
-def labels(run_id: str, lab: str | None = None) -> dict:
+def labels(run_id: str, lab: str | None = None, run_dir: os.PathLike | str | None = None) -> dict:
+    """The labels of an object of run `run_id`; its directory's, when it is given (`run_dir`) or this
+    process was started for the run (RUN_DIR_ENV: the process's identity, which perflab clean also reads)."""
     d = {LABEL_OWNER: "perflab", LABEL_RUN: run_id}
     if lab:
         d[LABEL_LAB] = lab
-    run_dir = os.environ.get(RUN_DIR_ENV)
+    run_dir = os.fspath(run_dir) if run_dir is not None else os.environ.get(RUN_DIR_ENV)
     if run_dir and os.path.basename(os.path.normpath(run_dir)) == run_id:
         d[LABEL_RUN_DIR] = os.path.abspath(run_dir)
     return d

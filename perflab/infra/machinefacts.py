@@ -57,11 +57,9 @@ def counters() -> Fact:
     return Fact("hardware counters", hw["supported"], hw["message"])
 
 
-def volume_dir() -> Path:
+def volume_dir(scratch: Path | None = None) -> Path:
     """Where the labs' volumes will live: --scratch's directory, else Docker's volume directory."""
-    from perflab.infra import scratch
-
-    return scratch.root() or Path("/var/lib/docker/volumes")
+    return scratch or Path("/var/lib/docker/volumes")
 
 
 def disk_reads(where: Path | None = None) -> Fact:
@@ -124,9 +122,10 @@ def predict(facts: dict[str, Fact], direct_rate: int = 200) -> list[str]:
     return out
 
 
-def gather(disk: bool = True) -> dict[str, Fact]:
+def gather(disk: bool = True, scratch: Path | None = None) -> dict[str, Fact]:
+    """The machine's facts; `disk`: also the volumes' disk (--scratch's directory when given)."""
     facts = {f.name: f for f in (cpus(), cpu_load(), counters())}
     if disk:
-        f = disk_reads()
+        f = disk_reads(volume_dir(scratch))
         facts[f.name] = f
     return facts

@@ -2,8 +2,8 @@
 user names (`perflab run --scratch DIR`): a small root disk, a faster or slower disk, or, for the
 machine-conditions harness, an emulated 7200 RPM disk (scripts/machine-conditions).
 
-The choice reaches the notebook's kernel through the environment (SCRATCH_ENV), like the seccomp
-filter and the Debian release; `check` refuses a directory that cannot serve before anything is
+The choice reaches the notebook's kernel in the run's run.json (perflab.config.options.RunOptions)
+and infra through the run's context; `check` refuses a directory that cannot serve before anything is
 created, and `describe` says in a run's provenance where the volumes were and on what file system.
 Each volume is a directory `DIR/perflab-<run id>/<name>`, bound into Docker's local driver; the
 topology removes it with the volume, and the run's ledger names it for `perflab clean`.
@@ -15,14 +15,7 @@ from pathlib import Path
 
 from perflab.errors import Refused
 
-SCRATCH_ENV = "PERFLAB_SCRATCH"
 PREFIX = "perflab-"
-
-
-def root() -> Path | None:
-    """The scratch directory chosen for this run, or None (Docker's own volumes)."""
-    v = os.environ.get(SCRATCH_ENV)
-    return Path(v) if v else None
 
 
 def check(path: str | os.PathLike) -> Path:
@@ -37,10 +30,9 @@ def check(path: str | os.PathLike) -> Path:
     return p
 
 
-def run_dir(run_id: str) -> Path | None:
-    """The run's directory under the scratch root (None without one)."""
-    r = root()
-    return r / f"{PREFIX}{run_id}" if r else None
+def run_dir(root: Path | None, run_id: str) -> Path | None:
+    """The run's directory under the scratch directory `root` (None without one)."""
+    return root / f"{PREFIX}{run_id}" if root else None
 
 
 def mount_of(path: Path) -> dict:
@@ -59,7 +51,6 @@ def mount_of(path: Path) -> dict:
     return best
 
 
-def describe() -> dict | None:
+def describe(root: Path | None) -> dict | None:
     """For provenance: where the volumes were (None: Docker's own directory)."""
-    r = root()
-    return None if r is None else {"path": str(r), **mount_of(r)}
+    return None if root is None else {"path": str(root), **mount_of(root)}

@@ -2,7 +2,8 @@
 
 The images that run fio name an allow-list in book.toml (`[images.fio] seccomp =
 "containers/seccomp/fio.json"`, the labs' profile). Which filter their containers get is the
-user's choice, `perflab run --seccomp` (environment: PERFLAB_SECCOMP):
+user's choice, `perflab run --seccomp` (RunOptions.seccomp; the command line also reads
+PERFLAB_SECCOMP as its default):
 
     docker      Docker's default filter (the default)
     lab         the image's allow-list from book.toml
@@ -24,20 +25,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
+from perflab.config.options import SECCOMP_CHOICES, RunOptions
 from perflab.errors import Failed, Refused
 
 #: What provenance says of Docker's default filter, and the value that turns the filter off.
 DOCKER_DEFAULT = "docker default"
 UNCONFINED = "unconfined"
-#: The user's choice for the images that name a profile (perflab run --seccomp).
+#: The command line's defaults for --seccomp and for RunOptions.seccomp_profile (perflab.commands
+#: reads them; scripts/seccomp-profile labs sets them for the runs it starts)
 ENV = "PERFLAB_SECCOMP"
-#: A profile to use instead of book.toml's under `lab` (scripts/seccomp-profile labs: a copy that logs).
 PROFILE_ENV = "PERFLAB_SECCOMP_PROFILE"
-CHOICES = {"docker": "Docker's default filter", "lab": "the allow-list book.toml names for the image",
-           "unconfined": "no filter"}
+CHOICES = SECCOMP_CHOICES
 
 
 class ProfileError(Failed, ValueError):
@@ -84,45 +84,45 @@ def sha256(path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def choice() -> str:
-    """The user's choice (PERFLAB_SECCOMP; `perflab run --seccomp` sets it): docker, lab or unconfined."""
-    value = os.environ.get(ENV) or "docker"
+def choice(value: str | None) -> str:
+    """A seccomp choice as given (--seccomp, or PERFLAB_SECCOMP as its default): docker when none,
+    refused when not one of CHOICES."""
+    value = value or "docker"
     if value not in CHOICES:
         raise Refused(f"{ENV}={value!r} is not a seccomp choice; allowed: "
                       + ", ".join(f"{k} ({v})" for k, v in CHOICES.items()))
     return value
 
 
-def profile_for(image, which: str | None = None):
-    """The filter for containers of `image` (a manifest Image): None (Docker's default), the
-    profile.s path (PERFLAB_SECCOMP_PROFILE, if set, instead of book.toml.s), or UNCONFINED. Only
-    images that name a profile follow the choice."""
-    which = which or choice()
-    if image.seccomp is None or which == "docker":
+def profile_for(image, options: RunOptions):
+    """The filter for containers of `image` (a manifest Image) under the run's options: None
+    (Docker's default), the profile's path (options.seccomp_profile, if set, instead of book.toml's),
+    or UNCONFINED. Only images that name a profile follow the choice."""
+    if image.seccomp is None or options.seccomp == "docker":
         return None
-    if which == "unconfined":
+    if options.seccomp == "unconfined":
         return UNCONFINED
-    return Path(os.environ[PROFILE_ENV]) if os.environ.get(PROFILE_ENV) else image.seccomp
+    return options.seccomp_profile or image.seccomp
 
 
-def by_tag(m, which: str | None = None) -> dict:
+def by_tag(m, options: RunOptions) -> dict:
     """{image tag: profile_for(...)} for every image of manifest m."""
-    return {im.tag: profile_for(im, which) for im in m.images.values()}
+    return {im.tag: profile_for(im, options) for im in m.images.values()}
 
 
-def check(m, names, which: str | None = None) -> None:
-    """Refuse a bad choice, and read each profile the images `names` would run under, before
-    anything is created (a missing or malformed profile is refused with its reason)."""
+def check(m, names, options: RunOptions) -> None:
+    """Read each profile the images `names` would run under, before anything is created (a
+    missing or malformed profile is refused with its reason)."""
     for n in names:
-        p = profile_for(m.images[n], which)
+        p = profile_for(m.images[n], options)
         if p is not None and p != UNCONFINED:
             read(p)
 
 
-def describe(m, name: str, which: str | None = None):
+def describe(m, name: str, options: RunOptions):
     """What the containers of image `name` run under, for a run's provenance: the profile's path
     (from the project root) and sha256, UNCONFINED, or DOCKER_DEFAULT."""
-    p = profile_for(m.images[name], which)
+    p = profile_for(m.images[name], options)
     if p is None:
         return DOCKER_DEFAULT
     if p == UNCONFINED:
@@ -131,6 +131,6 @@ def describe(m, name: str, which: str | None = None):
     return {"profile": str(p.relative_to(m.root) if p.is_relative_to(m.root) else p), "sha256": sha256(p)}
 
 
-def provenance(m, names) -> dict:
+def provenance(m, names, options: RunOptions) -> dict:
     """{image name: describe(...)} for the images a lab uses."""
-    return {n: describe(m, n) for n in names}
+    return {n: describe(m, n, options) for n in names}

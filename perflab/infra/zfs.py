@@ -21,6 +21,7 @@ import pandas as pd
 from perflab.fio.live import announce
 from perflab.infra import containers, hostcmd
 from perflab.infra.containers import Topology, wait_until
+from perflab.infra.context import LabContext, image_tag
 from perflab.infra.hostobjects import give_back
 from perflab.infra.labdirs import made_dirs
 from perflab.infra.ledger import Ledger
@@ -49,10 +50,10 @@ class LabPaths:
     zdir: Path | None = None   # the run's zfs/ (zpool and zfs output), when asked for
 
 
-def lab_paths(s, zfs_dir: bool = False) -> LabPaths:
-    tags = {n: s.manifest.images[n].tag for n in ("fio", "zfs")}
-    dirs = made_dirs(s, "fio", "device", *(["zfs"] if zfs_dir else []))
-    return LabPaths(tags, dirs[0], dirs[1], Path("/run/perflab") / s.run_id / "export",
+def lab_paths(ctx: LabContext, zfs_dir: bool = False) -> LabPaths:
+    tags = {n: image_tag(ctx, n) for n in ("fio", "zfs")}
+    dirs = made_dirs(ctx, "fio", "device", *(["zfs"] if zfs_dir else []))
+    return LabPaths(tags, dirs[0], dirs[1], Path("/run/perflab") / ctx.run_id / "export",
                     dirs[2] if zfs_dir else None)
 
 
@@ -74,17 +75,17 @@ def shared_export(ledger: Ledger, path: Path):
 
 
 @contextlib.contextmanager
-def lab_containers(s, lp: LabPaths, zram_bytes: int | None = None):
+def lab_containers(ctx: LabContext, lp: LabPaths, zram_bytes: int | None = None):
     """A ZFS lab's host objects and containers, made in the order they must be unmade: the shared
     export, a zram cache device of `zram_bytes` when asked for, then the run's Topology; fio's
     version goes into the run's provenance. Yields (topo, the zram device's path or None)."""
     from perflab.fio import jobs as fio
 
     with contextlib.ExitStack() as stack:
-        stack.enter_context(shared_export(s.ledger, lp.export))
-        zram = stack.enter_context(zram_device(s.ledger, zram_bytes)) if zram_bytes else None
-        topo = stack.enter_context(Topology(s.run_id, s.lab.name))
-        s.provenance(fio_version=fio.version(topo, lp.tags["fio"]))
+        stack.enter_context(shared_export(ctx.ledger, lp.export))
+        zram = stack.enter_context(zram_device(ctx.ledger, zram_bytes)) if zram_bytes else None
+        topo = stack.enter_context(Topology(ctx))
+        ctx.provenance(fio_version=fio.version(topo, lp.tags["fio"]))
         yield topo, zram
 
 
@@ -106,14 +107,14 @@ def zram_device(ledger: Ledger, size_bytes: int):
         give_back(ledger, {"kind": "zram", "id": dev, "disksize": int(size_bytes)})
 
 
-def mirrored_server(s, topo: Topology, lp: LabPaths, model: DiskModel, mirrors: int, disk_bytes: int,
+def mirrored_server(ctx: LabContext, topo: Topology, lp: LabPaths, model: DiskModel, mirrors: int, disk_bytes: int,
                     props: dict[str, str]) -> "ZfsServer":
     """The ZFS server of a lab whose pool is `mirrors` two-way mirrors of emulated disks of `model`:
     started, its pool made, and zfs-fuse's version, the disk model and the layout in the run's
     provenance."""
     srv = ZfsServer.start(topo, lp.tags["zfs"], lp.export, lp.dev)
     layout = srv.create_mirrored_pool(mirrors, disk_bytes, model, props)
-    s.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
+    ctx.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
                  disk_model=model.to_options(), pool_layout=" ".join(layout))
     return srv
 
@@ -188,7 +189,7 @@ class ZfsServer:
         self.exec(["slowdisk", BACKING, DISKS, "-f", "-o", opts], detach=True)
         wait_until(lambda: " fuse.slowdisk " in self.sh("cat /proc/mounts"), 20, "slowdisk mount")
         if self.devlog is not None:   # a watched run's page draws each disk's log as it is flushed
-            announce("device-logs", "pool disks", dir=self.devlog)
+            announce("device-logs", "pool disks", live=self.topo.live_list, dir=self.devlog)
         return [f"{DISKS}/{d}" for d in names]
 
     def create_mirrored_pool(self, mirrors: int, size: int, model: DiskModel, props: dict[str, str]) -> list[str]:
@@ -216,7 +217,7 @@ class ZfsServer:
         self.exec(["slowdisk", SLOW_LOG_BACKING, SLOW_LOG_DIR, "-f", "-o", opts], detach=True)
         wait_until(lambda: f" {SLOW_LOG_DIR} fuse.slowdisk " in self.sh("cat /proc/mounts"), 20, "slowdisk mount (log)")
         if log_subdir and self.devlog is not None:
-            announce("device-logs", "log device", dir=self.devlog / log_subdir)
+            announce("device-logs", "log device", live=self.topo.live_list, dir=self.devlog / log_subdir)
         self.exec(["zpool", "add", "-f", POOL, "log", dev])
         return dev
 

@@ -14,6 +14,7 @@ import time
 
 from perflab.config.manifest import Manifest
 from perflab.errors import Refused
+from perflab.config.options import RunOptions
 from perflab.run import runner
 from perflab.run.provenance import git_state
 from perflab.run.reference import PRESET, staleness
@@ -27,9 +28,9 @@ def record(m: Manifest, labs: list[str] | None = None, out=sys.stderr, repeats_o
     would describe other code)."""
     names = labs or list(m.labs)
     for n in names:
-        # an unknown name, or a choice no reference runs under (PERFLAB_SECCOMP, PERFLAB_SUITE), is
-        # refused before anything runs or is removed
-        runner.check_recordable(m, m.lab(n))
+        # an unknown name, or a choice no reference runs under (PERFLAB_SUITE), is refused before
+        # anything runs or is removed; references run under the default options (runner.run's)
+        runner.check_recordable(m, m.lab(n), RunOptions())
     if git_state(m.root)["git_dirty"] is not False:
         raise Refused("re-recording references needs a clean tree (commit first): a reference "
                              "names the commit it was recorded from")

@@ -20,6 +20,7 @@ requirement, 3 the run failed, 130 interrupted.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import shutil
@@ -31,10 +32,11 @@ from pathlib import Path
 
 from perflab.infra import images
 from perflab.config import params as params_mod, values as values_mod
-from perflab.infra import cleanup, containers, labels, ledger, limits, lock, scratch, seccomp
+from perflab.infra import cleanup, containers, labels, ledger, lock, seccomp
 from perflab.analysis import checks
 from perflab.run import labcontract, progress, provenance
 from perflab.config.manifest import SUITES, Lab, Manifest
+from perflab.config.options import RunOptions
 from perflab.run.record import RunRecord
 from perflab.run.session import create_run
 from perflab.fio.live import LIVE_ENV
@@ -127,22 +129,26 @@ def _stop(proc: subprocess.Popen, run_dir: Path, stop: _Interrupt) -> None:
 
 
 def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: bool = False,
-        quiet: bool = False, variant=None, repeat: int | None = None, live: bool = False, port: int = 0) -> int:
+        quiet: bool = False, variant=None, repeat: int | None = None, live: bool = False, port: int = 0,
+        options: RunOptions | None = None) -> int:
     """Run a lab (validated, under the machine lock). `record`: keep a completed run with every
     check passed as the chapter's reference; with `repeat` = k (>= 2), keep any completed run as
     the reference's repeat k instead (data/reference/<lab>/repeats/<k>/), failed checks and all:
     a repeat is there to show the spread of the result, not to be chosen. `variant`: a student's
     mystery variant (perflab.teaching.variant.Variant): its preset, sealed values and notebook.
     `live`: serve the run's page on 127.0.0.1 (`port`, else any free one) while it goes
-    (perflab.run.live); not with `record` (a reference run is not watched: its fio runs as it ships)."""
+    (perflab.run.live); not with `record` (a reference run is not watched: its fio runs as it ships).
+    `options`: --scratch, --cpus, --seccomp (perflab.config.options; the defaults when None), written
+    into the run's run.json, from where the notebook's session reads them."""
+    options = dataclasses.replace(options or RunOptions(), live=live)
     lab = m.lab(lab_name)
     if variant is not None:
         preset, overrides = _variant(lab, variant, overrides, record)
     values = validate(m, lab, preset, overrides)
-    seccomp.check(m, lab.images)
+    seccomp.check(m, lab.images, options)
     check_suite(m, lab)
     if record:
-        check_recordable(m, lab)
+        check_recordable(m, lab, options)
         if live:
             raise Refused("--live with --record: a reference run is recorded as a run is made unwatched "
                           "(fio's reports once a second are what --live adds); drop one of them")
@@ -163,7 +169,7 @@ def run(m: Manifest, lab_name: str, preset: str, overrides: list[str], record: b
               file=sys.stderr)
 
     with lock.machine_lock(f"{lab.name} {preset}", None if quiet else waiting):
-        return _run_locked(m, lab, preset, values, record, quiet, variant, repeat, live, port)
+        return _run_locked(m, lab, preset, values, record, quiet, variant, repeat, port, options)
 
 
 def _suite(m: Manifest, lab: Lab) -> str:
@@ -178,25 +184,25 @@ def check_suite(m: Manifest, lab: Lab) -> None:
                       f"allowed: --suite {SUITES[0]} (the default)")
 
 
-def check_recordable(m: Manifest, lab: Lab) -> None:
+def check_recordable(m: Manifest, lab: Lab, options: RunOptions) -> None:
     """Refuse to record a reference (or its repeats) under any choice but those every reference ran
     under: Docker's default seccomp filter, the lab images on the first Debian release."""
-    if seccomp.choice() != "docker":
+    if options.seccomp != "docker":
         raise Refused(f"--record runs under Docker's default seccomp filter, as every reference does "
-                      f"(asked for: --seccomp {seccomp.choice()})")
+                      f"(asked for: --seccomp {options.seccomp})")
     if _suite(m, lab) != SUITES[0]:
         raise Refused(f"--record runs on lab images built on {SUITES[0]}, as every reference does "
                       f"(asked for: --suite {_suite(m, lab)})")
-    if limits.cpus() is not None:
+    if options.cpus is not None:
         raise Refused(f"--record gives the lab's containers the CPUs every reference had (asked for: --cpus "
-                      f"{limits.cpus():g})")
-    if scratch.root() is not None:
+                      f"{options.cpus:g})")
+    if options.scratch is not None:
         raise Refused(f"--record keeps the lab's volumes in Docker's own directory, as every reference does "
-                      f"(asked for: --scratch {scratch.root()})")
+                      f"(asked for: --scratch {options.scratch})")
 
 
 def dry_run(m: Manifest, lab_name: str, preset: str, overrides: list[str], variant=None,
-            out=None) -> int:
+            out=None, options: RunOptions | None = None) -> int:
     """`perflab run --dry-run`: validate everything a run would validate and print its plan (phases
     and their expected time, images, disk space, what the machine must have); create nothing.
     Returns 0, or raises Refused (exit 2) as the run itself would."""
@@ -204,8 +210,9 @@ def dry_run(m: Manifest, lab_name: str, preset: str, overrides: list[str], varia
     lab = m.lab(lab_name)
     if variant is not None:
         preset, overrides = _variant(lab, variant, overrides, False)
+    options = options or RunOptions()
     values = validate(m, lab, preset, overrides)
-    seccomp.check(m, lab.images)
+    seccomp.check(m, lab.images, options)
     check_suite(m, lab)
     shown = params_mod.describe(values, lab)
     print(f"perflab run {lab.name} --preset {preset}: parameters accepted; nothing was created", file=out)
@@ -222,7 +229,7 @@ def dry_run(m: Manifest, lab_name: str, preset: str, overrides: list[str], varia
               f"(under {cleanup.runs_root(m.root)})", file=out)
     print(f"  images: {', '.join(f'{m.images[n].tag} (on {m.images[n].base})' for n in lab.images) or '-'}",
           file=out)
-    filters = seccomp.provenance(m, lab.images)
+    filters = seccomp.provenance(m, lab.images, options)
     print("  seccomp: " + (", ".join(f"{n} {f['profile'] if isinstance(f, dict) else f}" for n, f in filters.items())
                            or "-"), file=out)
     needs = ", ".join(lab.requires) or "-"
@@ -246,13 +253,13 @@ def _variant(lab: Lab, v, overrides: list[str], record: bool):
 
 
 def _run_locked(m: Manifest, lab: Lab, preset: str, values: dict, record: bool, quiet: bool,
-                variant=None, repeat: int | None = None, live: bool = False, port: int = 0) -> int:
+                variant, repeat: int | None, port: int, options: RunOptions) -> int:
     missing = images.missing(m, lab.images)
     if missing:
         print(f"perflab: building missing or out-of-date images {', '.join(missing)}", file=sys.stderr)
         images.build(m, [n for n in lab.images if m.images[n].tag in missing])
 
-    run_dir = create_run(m, lab, preset, values, variant=variant)
+    run_dir = create_run(m, lab, preset, values, variant=variant, options=options)
     rec = RunRecord(run_dir)
     rec.provenance(images={n: {"tag": m.images[n].tag, "id": images.image_id(m.images[n].tag),
                                "base": m.images[n].base} for n in lab.images})
@@ -262,7 +269,7 @@ def _run_locked(m: Manifest, lab: Lab, preset: str, values: dict, record: bool, 
     status, error, rc, failure = "failed", None, EXIT_FAILED, None
     proc = watched = None
     try:
-        if live:
+        if options.live:
             from perflab.run.live import LiveRun
 
             watched = LiveRun(run_dir, lab.name, port)

@@ -21,8 +21,9 @@ from pathlib import Path
 
 from perflab.config import manifest as manifest_mod
 from perflab.config import params as params_mod
+from perflab.config.options import RunOptions
 from perflab.run import progress, provenance
-from perflab.infra import cleanup, containers, labels, ledger, limits, scratch, seccomp
+from perflab.infra import cleanup, containers, context, labels, ledger, scratch, seccomp
 from perflab.run.record import RunRecord, write_json_atomic
 from perflab.run.tables import table   # the book's tables; chapters import it from here too
 
@@ -33,8 +34,11 @@ from perflab.errors import CheckFailed, Failure, Refused  # noqa: E402,F401 - Ch
 
 
 class Session:
+    """A run as the chapter and the lab see it; to the infra floor, its LabContext
+    (perflab.infra.context): run id, lab, manifest, directory, ledger, parameters, options, estimate."""
+
     def __init__(self, m: manifest_mod.Manifest, lab: manifest_mod.Lab, mode: str, preset: str | None,
-                 values: dict, data_dir: Path, record: RunRecord | None):
+                 values: dict, data_dir: Path, record: RunRecord | None, options: RunOptions | None = None):
         self.manifest = m
         self.lab = lab
         self.mode = mode  # "reference" or "live"
@@ -47,6 +51,8 @@ class Session:
         self.metrics: dict = {}
         self.ledger = ledger.Ledger(self.data_dir) if mode == "live" else None
         self.run_id = self.data_dir.name
+        self.options = options or RunOptions()
+        self.estimate_s: float | None = None   # the plan's total, once execute() has it
         self._plan: list[tuple[str, float]] = []
         self._t0 = time.time()
         self.owns_run = False
@@ -100,19 +106,23 @@ class Session:
 
     # -- running --
     def execute(self) -> None:
-        """Run the lab (live mode): the lab module's `run(session)` does the work."""
+        """Run the lab (live mode): the lab module's `run(ctx)` makes the raw files, then the session
+        reads them back (`summary(load(data_dir))`, the "collect" phase) into the run's metrics."""
         if not self.live:
             return
         mod = self.module()
         self._plan = list(mod.plan(self.params))
         if self._plan:
             progress.append(self.data_dir, {"event": "plan", "plan": self._plan})
-            total = sum(p[1] for p in self._plan)
-            print(f"{self.lab.name} ({self.preset}): {len(self._plan)} phases, expected ~{total:.0f} s")
             # a container's wait with no limit of its own gets one from this (containers.default_timeout)
-            os.environ[containers.ESTIMATE_ENV] = f"{total:g}"
+            self.estimate_s = sum(p[1] for p in self._plan)
+            print(f"{self.lab.name} ({self.preset}): {len(self._plan)} phases, expected ~{self.estimate_s:.0f} s")
         try:
-            mod.run(self)
+            with context.opening(self):
+                mod.run(self)
+            if not self.metrics:   # a lab whose run() still collects itself has metrics already (issue 42)
+                with self.phase("collect"):
+                    self.metric(**mod.summary(mod.load(self.data_dir)))
         except Exception as e:
             failure = self.failed(e)
             if failure is None or failure is e:
@@ -336,18 +346,22 @@ def _new_run_dir(root: Path, lab: str) -> Path:
 
 
 def create_run(m: manifest_mod.Manifest, lab: manifest_mod.Lab, preset: str, values: dict,
-               owner: bool = True, variant=None) -> Path:
+               owner: bool = True, variant=None, options: RunOptions | None = None) -> Path:
     """Make a run directory and its first run.json (status incomplete). Parameters are already valid.
-    `variant` (perflab.teaching.variant.Variant): a mystery run, whose planted parameters run.json keeps sealed."""
+    `variant` (perflab.teaching.variant.Variant): a mystery run, whose planted parameters run.json keeps sealed.
+    `options`: the run's options, which run.json carries to the notebook's session (`options`)."""
+    options = options or RunOptions()
     d = _new_run_dir(m.root, lab.name)
     if owner:
         cleanup.write_owner(d)
     doc = {
         "run_id": d.name, "lab": lab.name, "preset": preset, "params": values,
         "params_text": params_mod.describe(values, lab),
+        "options": options.record(),
         # which seccomp filter each of the lab's images runs under (Topology applies the same)
-        "provenance": {**provenance.collect(m.root), "seccomp": seccomp.provenance(m, lab.images),
-                       "scratch": scratch.describe(), "cpu_limit": limits.cpus(), "started": provenance.now_iso()},
+        "provenance": {**provenance.collect(m.root), "seccomp": seccomp.provenance(m, lab.images, options),
+                       "scratch": scratch.describe(options.scratch), "cpu_limit": options.cpus,
+                       "started": provenance.now_iso()},
     }
     if variant is not None:
         doc = variant.mask_run_doc(doc)
@@ -381,12 +395,14 @@ def open(lab: str, run: str = REFERENCE, params: dict | None = None, run_dir: st
                               "(perflab.teaching.student.open_session)")
             doc["params_text"] = {**doc["params_text"], **seal.hidden_text}
         values = params_mod.resolve(lb, None, doc["params_text"])
+        options = RunOptions.from_record(doc.get("options"))
     else:  # run live from a notebook by hand: validate here, then make a run directory
         values = params_mod.resolve(lb, run, params or {}, m.budget,
                                     params_mod.free_space(cleanup.runs_root(m.root)))
-        d = create_run(m, lb, run, values)
+        options = RunOptions()
+        d = create_run(m, lb, run, values, options=options)
         os.environ[labels.RUN_DIR_ENV] = str(d)   # this process makes the run's objects: they name it
-    s = Session(m, lb, "live", run, values, d, RunRecord(d))
+    s = Session(m, lb, "live", run, values, d, RunRecord(d), options)
     s.owns_run = not run_dir
     if run_dir:
         s.mystery = seal if doc.get("mystery") else None

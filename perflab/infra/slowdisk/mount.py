@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from perflab.fio.live import announce
+from perflab.fio.live import FROM_ENVIRONMENT, announce
 from typing import Iterator
 
 from perflab.errors import Failed
@@ -155,7 +155,7 @@ def _stop(proc: subprocess.Popen, timeout: float = 5.0) -> None:
 def mounted(backing_dir: str | os.PathLike, mountpoint: str | os.PathLike,
             model: DiskModel | None = None, log_dir: str | os.PathLike | None = None,
             log_wait: bool = False, extra_options: tuple[str, ...] = (),
-            timeout: float = 10.0, env: dict | None = None) -> Iterator[SlowdiskMount]:
+            timeout: float = 10.0, env: dict | None = None, live=FROM_ENVIRONMENT) -> Iterator[SlowdiskMount]:
     """Mount ``backing_dir`` on ``mountpoint`` with slowdisk for the ``with`` block.
 
     Builds the binary if needed, starts it in the foreground (its own session, so a
@@ -165,7 +165,8 @@ def mounted(backing_dir: str | os.PathLike, mountpoint: str | os.PathLike,
     waits for the process, which flushes the device logs as it exits, and TERMs/KILLs
     only that process if it does not.  ``log_dir`` gets one ``<disk>.log`` per disk (and
     ``<disk>.wait.log`` with ``log_wait``); ``extra_options`` are more ``-o`` options
-    (e.g. ``"allow_other"``); ``env``: the process's environment (default: this one's).
+    (e.g. ``"allow_other"``); ``env``: the process's environment (default: this one's); ``live``:
+    the run's live.jsonl (perflab.fio.live), where a watched run's page finds the device logs.
     """
     model = (model or DiskModel()).validate()
     why = fuse_available()
@@ -212,7 +213,7 @@ def mounted(backing_dir: str | os.PathLike, mountpoint: str | os.PathLike,
                               log_dir=Path(log_dir) if log_dir is not None else None,
                               stderr_path=errpath, proc=proc)
         if log_dir is not None:   # a watched run's page draws each disk's log as it is flushed
-            announce("device-logs", mp.name, dir=log_dir)
+            announce("device-logs", mp.name, live=live, dir=log_dir)
         yield mount
     finally:
         try:
