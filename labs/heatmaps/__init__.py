@@ -5,7 +5,8 @@ DIR`) holding one file, and one fio container reading it with two concurrent job
 (buffered, after pre-reading the file) and `direct` (O_DIRECT). What is real: fio, the container,
 the page cache, the disk. Nothing is emulated.
 
-    experiment.py   plan(), run(): the job file and the fio run (the tool)
+    spec.py         the names both sides share (the job file's, its jobs')
+    experiment.py   plan(), run(ctx): the job file and the fio run (the tool)
     analysis.py     load(), summary(): heat maps and fio's summary read back from a run directory
     checks.py       CHECKS: the chapter's claims, each declared once
 
@@ -18,7 +19,8 @@ run() produces, under the run directory:
 from .analysis import (CACHED_FAST_NS, CACHED_MID_NS, CACHED_SLOW_NS, EARLY_S, FIGURES_2009, band_ratio_2009,
                        count_between, fast_ns, ios_between, load, mixed_percentile, summary)
 from .checks import CHECKS
-from .experiment import JOB, JOBS, job_file, plan, rates_iops, run
+from .experiment import job_file, plan, rates_iops, run
+from .spec import JOB, JOBS
 
 __all__ = ["CHECKS", "JOB", "JOBS", "CACHED_FAST_NS", "CACHED_MID_NS", "CACHED_SLOW_NS", "EARLY_S", "FIGURES_2009",
            "band_ratio_2009", "count_between", "fast_ns", "ios_between", "job_file", "load", "mixed_percentile", "plan",

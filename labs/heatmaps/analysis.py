@@ -10,7 +10,7 @@ import pandas as pd
 from perflab.analysis import heatmap
 from perflab.fio import logs as fiolog
 
-from .experiment import JOB, JOBS
+from .spec import JOB, JOBS
 
 #: Latency ranges (ns) used to describe where the cached job's reads fell.
 CACHED_FAST_NS = 10_000                 # a system call that copies a few KiB: see fast_ns()
