@@ -434,3 +434,29 @@ def test_a_watched_elinks_run_draws_the_servers_requests_by_file(docker_ok, arti
     assert fixed[m["detected_file"]] < 0.1 * buggy[m["detected_file"]], fixed
     rx = _means(net, starts["buggy"] + 3, starts["fixed"])
     assert max(rx, key=rx.get) == f"desk{m['detected_client']}", rx
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+@pytest.mark.long
+@pytest.mark.parametrize("lab", ["durability", "ht", "streaming"])
+def test_a_lab_that_keeps_fio_running_shows_every_job_live(lab, docker_ok, artifacts):
+    """The labs that run fio in a client of their own (perflab.infra.fioservice: ht's and streaming's
+    measurements one after another, durability's writers in the background) list every fio job for
+    the page, and the page draws fio's reports: its map's source is fio, with I/Os counted."""
+    p, said, url, _ = _watched(lab)
+    drawn = None
+    while p.poll() is None:
+        try:
+            d = json.loads(_get(url + "map.json"))
+        except OSError:   # the page stopped with the run
+            break
+        if d.get("events") and "fio's reports" in d.get("source", ""):
+            drawn = d
+        time.sleep(1)
+    run_dir = _passed(p, said, artifacts)
+    listed = {x["label"] for x in map(json.loads, (run_dir / "live.jsonl").read_text().splitlines())
+              if x["kind"] == "fio-status"}
+    results = {f.name[:-len(".json")] for f in (run_dir / "fio").glob("*.json") if not f.name.endswith(".status.json")}
+    assert results and results <= listed, (results, listed)
+    assert drawn is not None and drawn["events"] > 0, f"{lab}: the page never drew fio's reports"

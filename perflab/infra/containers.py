@@ -272,6 +272,24 @@ class Topology:
         c = self.container(image, name, command, **kw)
         return finished(c, name, timeout or default_timeout(self.estimate_s))
 
+    def address(self, c, network: str) -> str:
+        """Container c's IP address on Docker network `network` (a name)."""
+        with engine_call(f"reading the address of {getattr(c, 'name', c)}"):
+            c.reload()
+        return c.attrs["NetworkSettings"]["Networks"][network]["IPAddress"]
+
+    def connect(self, network: str, c) -> None:
+        """Join container c to the existing Docker network `network` as well (a network of real hosts
+        the lab was given; not the topology's, so not removed with it)."""
+        with engine_call(f"connecting {getattr(c, 'name', c)} to network {network}"):
+            self.client.networks.get(network).connect(c)
+
+    def exec_detached(self, c, cmd: list[str]) -> None:
+        """Start `cmd` in container c and return at once (a daemon that lives as long as the container;
+        stop it by what it records, e.g. its pid file)."""
+        with engine_call(f"starting {cmd[0]} in {getattr(c, 'name', c)}"):
+            self.client.api.exec_start(self.client.api.exec_create(c.id, cmd)["Id"], detach=True)
+
     def volumes_disk(self) -> str:
         """The whole block device that holds this run's volumes (module function volumes_disk)."""
         return volumes_disk(self.client, self.options.scratch)

@@ -44,6 +44,8 @@ class LabContext(Protocol):
 
     def provenance(self, **kv: Any) -> None: ...
 
+    def write_json(self, *parts: str, data: Any) -> Path: ...   # a file of the run, written atomically
+
     def phase(self, name: str, expected_s: float | None = None) -> contextlib.AbstractContextManager: ...
 
 

@@ -25,6 +25,13 @@ class Ctx:
     def path(self, *parts: str) -> Path:
         return self.data_dir.joinpath(*parts)
 
+    def write_json(self, *parts: str, data) -> Path:
+        import json
+
+        path = self.path(*parts)
+        path.write_text(json.dumps(data))
+        return path
+
     def provenance(self, **kv) -> None:
         self.recorded.update(kv)
 
