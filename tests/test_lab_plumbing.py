@@ -50,29 +50,14 @@ ROOT = Path(__file__).resolve().parents[1]
 NOT_YET = {
     "bad-cable": "Docker's client API: exec_create/exec_start for the server's sampler, networks.get().connect "
                  "for a hosts network, docker_client().networks.list() in validate (issue 42)",
-    "benchmarking": "a cgroup v1 blkio path (BLKIO, read in its container) and Docker's client "
-                    "(volumes_disk(topo.client)) (issue 42)",
-    "jbod": "its scratch directory under /dev/shm (issue 42)",
-    "stepping": "Docker's client (volumes_disk(topo.client)) (issue 42)",
 }
 
 #: {lab: its circle}: experiment.run() imports load/summary from .analysis, which imports the experiment's
 #: constants at module level
 RUN_ANALYSIS = "run() imports .analysis, which imports .experiment (issue 42)"
 CIRCLES_NOT_YET = {
-    "benchmarking": RUN_ANALYSIS,
-    "disk-model": RUN_ANALYSIS,
-    "durability": RUN_ANALYSIS,
-    "jbod": "run() imports .analysis, which imports .experiment and .model, which imports .experiment (issue 42)",
     "l2arc": RUN_ANALYSIS,
     "latency-art": RUN_ANALYSIS,
-    "load": RUN_ANALYSIS,
-    "logzilla": "run() imports .analysis, which imports .experiment and .probes, which imports .experiment "
-                "(issue 42)",
-    "nfs-layers": RUN_ANALYSIS,
-    "regression": RUN_ANALYSIS,
-    "stepping": RUN_ANALYSIS,
-    "streaming": RUN_ANALYSIS,
 }
 
 DOCKER_ATTRS = frozenset({"client", "api", "exec_create", "exec_start", "exec_inspect", "networks", "containers",

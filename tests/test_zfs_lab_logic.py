@@ -127,9 +127,9 @@ def test_a_run_without_a_log_device_plans_no_untar():
     # the untar without a log device comes before fio, the one with it after: no `zpool remove` between
     for dev in ("ssd", "disk"):
         assert names({**p, "log_device": dev}) == ["pool", "untar-no-log", "before", "after", "untar-with-log",
-                                                   "collect"]
-    assert names({**p, "log_device": "none"}) == ["pool", "before", "after", "collect"]
-    assert names({**p, "untar_files": 0, "log_device": "ssd"}) == ["pool", "before", "after", "collect"]
+                                                   "probes", "collect"]
+    assert names({**p, "log_device": "none"}) == ["pool", "before", "after", "probes", "collect"]
+    assert names({**p, "untar_files": 0, "log_device": "ssd"}) == ["pool", "before", "after", "probes", "collect"]
 
 
 def _server_answering(answers):

@@ -2,11 +2,13 @@
 the job file, and the run (three slowdisk mounts on tmpfs, one fio container)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from contextlib import ExitStack
 
 from perflab.fio import jobs as fio
 from perflab.infra import slowdisk
 from perflab.infra.containers import Topology
+from perflab.infra.context import LabContext
 from perflab.infra.hostobjects import scratch_dir
 from perflab.infra.labdirs import device_lab
 
@@ -40,31 +42,31 @@ def disk_model(p: dict, mount: str = "plain") -> slowdisk.DiskModel:
                               seed=1, **MOUNTS[mount]).validate()
 
 
-def plan(p: dict) -> list[tuple[str, float]]:
+def plan(p: Mapping) -> list[tuple[str, float]]:
     return [("disks", 3.0), ("experiments", len(PHASES) * p["phase"] + 8), ("collect", 5.0)]
 
 
-def job_file(s) -> fio.JobFile:
-    p = s.params
-    jf = fio.JobFile.load(s.lab.jobs_dir / f"{JOB}.fio")
+def job_file(ctx: LabContext) -> fio.JobFile:
+    p = ctx.params
+    jf = fio.JobFile.load(ctx.lab.jobs_dir / f"{JOB}.fio")
     jf.set("global", "runtime", int(p["phase"]))
     for ph, (mount, size) in PHASES.items():
         jf.apply({ph: {"filename": f"/{mount}/{ph}", "size": size}})
     return jf
 
 
-def run(s) -> None:
-    from .analysis import load, summary
-
-    p = s.params
-    d = device_lab(s)
+def run(ctx: LabContext) -> None:
+    """The emulated disks mounted on tmpfs, then fio's phases on them: the raw files under the run's fio/
+    and device/ (the session then reads them back)."""
+    p = ctx.params
+    d = device_lab(ctx)
     tag, out, dev, host = d.tag, d.out, d.dev, d.shm
-    job = job_file(s).write(out / f"{JOB}.fio")
+    job = job_file(ctx).write(out / f"{JOB}.fio")
     # Backing files and mount points on tmpfs: the host's own disk must add no delays of its own.
-    with ExitStack() as stack, Topology(s.run_id, s.lab.name) as topo:
-        stack.enter_context(scratch_dir(s.ledger, host.parent))
-        with s.phase("disks"):
-            s.provenance(fio_version=fio.version(topo, tag))
+    with ExitStack() as stack, Topology(ctx) as topo:
+        stack.enter_context(scratch_dir(ctx.ledger, host.parent))
+        with ctx.phase("disks"):
+            ctx.provenance(fio_version=fio.version(topo, tag))
             vols = {}
             for mount in MOUNTS:
                 b = host / mount
@@ -73,14 +75,13 @@ def run(s) -> None:
                     if mnt == mount:   # sparse files: reading a hole costs the host nothing
                         with open(b / ph, "wb") as f:
                             f.truncate(size)
-                m = stack.enter_context(slowdisk.recorded(s.ledger, b, host / f"{mount}-mnt",
-                                                          disk_model(p, mount), log_dir=dev / mount))
+                m = stack.enter_context(slowdisk.recorded(ctx.ledger, b, host / f"{mount}-mnt",
+                                                          disk_model(p, mount), log_dir=dev / mount,
+                                                          live=topo.live_list))
                 vols[str(m.mountpoint)] = {"bind": f"/{mount}", "mode": "rw"}
-            s.provenance(disk_models={mount: disk_model(p, mount).to_options() for mount in MOUNTS})
-        with s.phase("experiments"):
+            ctx.provenance(disk_models={mount: disk_model(p, mount).to_options() for mount in MOUNTS})
+        with ctx.phase("experiments"):
             fio.run_in_container(topo, tag, job, out, JOB, volumes=vols,
                                  timeout=len(PHASES) * p["phase"] + 300)
         for extra in list(out.glob("*_lat.*.log")) + list(out.glob("*_slat.*.log")):
             extra.unlink()   # fio writes them beside the clat logs; the chapter uses clat only
-    with s.phase("collect"):
-        s.metric(**summary(load(s.data_dir)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,8 @@ import numpy as np
 from perflab.fio import jobs as fio, logs as fiolog
 from perflab.infra import zfs
 from perflab.infra.containers import wait_until
+from perflab.infra.context import LabContext
+from perflab.infra.fioservice import FioClient
 
 JOBS = ("async", "dsync")
 BS = 4096
@@ -19,14 +22,14 @@ POOL_BYTES = 2 << 30
 SLOG_BYTES = 128 << 20
 
 
-def plan(p: dict) -> list[tuple[str, float]]:
-    # the reference took 1.6 s, kill_after + 0.5 s, 1.7 s and 0.3 s
-    return [("pool", 3.0), ("writes", p["kill_after"] + 1), ("import", 3.0), ("collect", 1.0)]
+def plan(p: Mapping) -> list[tuple[str, float]]:
+    # the reference took 1.6 s, kill_after + 0.5 s, 1.7 s and 0.3 s (survival and collect)
+    return [("pool", 3.0), ("writes", p["kill_after"] + 1), ("import", 3.0), ("survival", 0.5), ("collect", 0.5)]
 
 
-def job_file(s) -> fio.JobFile:
-    p = s.params
-    jf = fio.JobFile.load(s.lab.jobs_dir / "writers.fio")
+def job_file(ctx: LabContext) -> fio.JobFile:
+    p = ctx.params
+    jf = fio.JobFile.load(ctx.lab.jobs_dir / "writers.fio")
     # fio would stop on its own well after the kill: the kill, not runtime, ends the run
     jf.apply({"global": {"rate_iops": p["rate_iops"], "runtime": int(p["kill_after"]) + 600},
               **{j: {"filename": f"{zfs.EXPORT}/{zfs.POOL}/{j}/log.dat"} for j in JOBS}})
@@ -63,17 +66,18 @@ def acked_logs(fdir: Path) -> dict[str, Path]:
     return found
 
 
-def run(s) -> None:
-    from .analysis import load, summary
-
-    p = s.params
-    lp = zfs.lab_paths(s, zfs_dir=True)
+def run(ctx: LabContext) -> None:
+    """The pool, the two writers killed with their server, the import and scrub, then which acknowledged
+    writes survived: the raw files under the run's fio/ and zfs/, and events.json (the session then
+    reads them back)."""
+    p = ctx.params
+    lp = zfs.lab_paths(ctx, zfs_dir=True)
     tags, out, dev, export, zdir = lp.tags, lp.out, lp.dev, lp.export, lp.zdir
-    job_file(s).write(out / "writers.fio")
+    job_file(ctx).write(out / "writers.fio")
     events: dict[str, int] = {}
     try:
-        with zfs.lab_containers(s, lp) as (topo, _):
-            with s.phase("pool"):
+        with zfs.lab_containers(ctx, lp) as (topo, _):
+            with ctx.phase("pool"):
                 srv = zfs.ZfsServer.start(topo, tags["zfs"], export, dev)
                 srv.sh(f"truncate -s {POOL_BYTES} {zfs.BACKING}/pool && truncate -s {SLOG_BYTES} {zfs.BACKING}/slog")
                 srv.exec(zfs.create_pool_cmd([f"{zfs.BACKING}/pool", "log", f"{zfs.BACKING}/slog"],
@@ -81,23 +85,17 @@ def run(s) -> None:
                 for j in JOBS:
                     srv.exec(["zfs", "create", f"{zfs.POOL}/{j}"])
                 (zdir / "sync-property.txt").write_text(srv.exec(["zfs", "get", "sync", zfs.POOL], check=False)[1])
-                s.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
+                ctx.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
                              pool_version=srv.sh(f"zpool get version {zfs.POOL}").split()[-2])
-            with s.phase("writes"):
-                vols = {str(out.resolve()): {"bind": "/out", "mode": "rw"},
-                        str(export): {"bind": zfs.EXPORT, "mode": "rw,rslave"}}
-                writers = topo.container(tags["fio"], "writers",
-                                         ["fio", "--output-format=json", "--output=writers.json", "writers.fio"],
-                                         volumes=vols, working_dir="/out", network_mode="none")
-                events["fio_started_ms"] = int(time.time() * 1000)
+            with ctx.phase("writes"):
+                fio_jobs = FioClient.jobs_only(topo, out)   # the writers in a container of their own
+                events["fio_started_ms"] = fio_jobs.background(
+                    tags["fio"], "writers.fio", "writers", volumes={str(export): {"bind": zfs.EXPORT, "mode": "rw,rslave"}})
                 time.sleep(p["kill_after"])
                 srv.container.kill()     # SIGKILL: no export, no last transaction group
                 events["killed_ms"] = int(time.time() * 1000)
-                res = writers.wait(timeout=120)
-                (out / "writers.stdout.txt").write_text(writers.logs().decode(errors="replace"))
-                events["fio_exit_code"] = res.get("StatusCode", -1)
-                topo.remove(writers)
-            with s.phase("import"):
+                events["fio_exit_code"] = fio_jobs.wait("writers", timeout=120)
+            with ctx.phase("import"):
                 zfs.drop_mounts_below(export)
                 topo.remove(srv.container)
                 srv = zfs.ZfsServer.start(topo, tags["zfs"], export, dev, name="zfs-after", volume=srv.volume)
@@ -108,7 +106,7 @@ def run(s) -> None:
                            "zpool scrub")
                 events["scrubbed_ms"] = int(time.time() * 1000)
                 (zdir / "zpool-status.txt").write_text(srv.exec(["zpool", "status", "-v", zfs.POOL])[1])
-            with s.phase("collect"):
+            with ctx.phase("survival"):
                 surv = {}
                 for j, log in acked_logs(out).items():
                     offsets = fiolog.read_lat_log(log).offset.to_numpy()
@@ -117,5 +115,4 @@ def run(s) -> None:
                 (zdir / "survival.json").write_text(json.dumps(surv))
                 srv.exec(["zpool", "export", zfs.POOL], check=False)
     finally:
-        s.path("events.json").write_text(json.dumps(events, indent=2))
-    s.metric(**summary(load(s.data_dir)))
+        ctx.path("events.json").write_text(json.dumps(events, indent=2))

@@ -3,15 +3,17 @@ stand-in under strace and bpftrace, then the fixed stand-in)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from perflab.fio.live import announce
 from perflab.infra.containers import Topology, exec_sh, wait_for_file
+from perflab.infra.context import LabContext, image_tag
 from perflab.infra.inside import Background, host_pid, read_pidfile, stop_pid
 from perflab.infra.tracers import Bpftrace
 from perflab.run.record import write_text_atomic
 
-from .analysis import SETTLE_S, load, summary
+from .analysis import SETTLE_S, load
 from .parsing import FORMHIST, REQUEST_PATTERN, bpftrace_status, openat_trace
 
 HERE = Path(__file__).resolve().parent
@@ -23,9 +25,9 @@ DESKTOP_CAPS = ["SYS_ADMIN"]  # the FUSE mount of sshfs
 STACK_SAMPLE_S = 0.5  # how long strace -k watches
 
 
-def plan(p: dict) -> list[tuple[str, float]]:
+def plan(p: Mapping) -> list[tuple[str, float]]:
     return [("prepare", 8.0 + 0.8 * p["clients"]), ("buggy", p["phase"] + 1.0),
-            ("fixed", p["phase"] + 1.0), ("collect", 3.0)]
+            ("fixed", p["phase"] + 1.0), ("trace", 1.5), ("collect", 1.5)]
 
 
 def _sleep_until(t: float) -> None:
@@ -34,13 +36,17 @@ def _sleep_until(t: float) -> None:
         time.sleep(d)
 
 
-def run(s) -> None:
-    p = s.params
+def run(ctx: LabContext) -> None:
+    """The home-directory server and the desktops, the buggy browser traced with strace and bpftrace, then
+    the fixed one: the raw files under the run's server/ and clients/, timeline.json, and the traced
+    opens as latency/openat.trace (the session then reads them back). No fio here: a watched run's page
+    shows the server's requests by file and each desktop's interface counters instead."""
+    p = ctx.params
     n, k, rate, work, T = p["clients"], p["buggy_client"], p["open_rate"], p["work_rate"], p["phase"]
-    tags = {name: s.manifest.images[name].tag for name in ("sftp", "desktop")}
-    server_dir = s.path("server")
+    tags = {name: image_tag(ctx, name) for name in ("sftp", "desktop")}
+    server_dir = ctx.path("server")
     server_dir.mkdir(exist_ok=True)
-    cdirs = {j: s.path("clients", f"desk{j}") for j in range(1, n + 1)}
+    cdirs = {j: ctx.path("clients", f"desk{j}") for j in range(1, n + 1)}
     for d in cdirs.values():
         d.mkdir(parents=True, exist_ok=True)
     tdir = cdirs[k]
@@ -48,10 +54,10 @@ def run(s) -> None:
                 "formhist": f"/home/desk{k}/{FORMHIST}", "clients": {}, "phases": {}, "tracing": {}}
 
     def save():
-        s.write_json("timeline.json", data=tl)
+        ctx.write_json("timeline.json", data=tl)
 
-    with Topology(s.run_id, s.lab.name) as topo:
-        with s.phase("prepare"):
+    with Topology(ctx) as topo:
+        with ctx.phase("prepare"):
             net = topo.network("lan", internal=True)
             keys, homes = topo.volume("keys"), topo.volume("homes")
             srv = topo.container(
@@ -70,21 +76,20 @@ def run(s) -> None:
                              str(cdirs[j]): {"bind": "/trace", "mode": "rw"}})
             for j, c in desks.items():
                 wait_for_file(c, "/run/desktop-ready", 60, f"desktop {j} (sshfs mount)")
-                c.reload()
-                tl["clients"][str(j)] = {"host": f"desk{j}", "user": f"desk{j}",
-                                         "ip": c.attrs["NetworkSettings"]["Networks"][net.name]["IPAddress"]}
+                tl["clients"][str(j)] = {"host": f"desk{j}", "user": f"desk{j}", "ip": topo.address(c, net.name)}
             save()
             # a watched run's page: the server's requests by file, and each desktop's interface counters
-            announce("events", "SFTP requests per second, by file (the server's log)", path=server_dir / "sftp.log",
+            announce("events", "SFTP requests per second, by file (the server's log)", live=topo.live_list,
+                     path=server_dir / "sftp.log",
                      pattern=r'(?:internal-sftp|sftp-server)\[\d+\]: ' + REQUEST_PATTERN, unit="requests/s")
             for j, c in desks.items():
                 Background(c, ["nicsample", "eth0", "/trace/net.log"])
-                announce("counters", "KiB/s each desktop received (its interface's counters)",
+                announce("counters", "KiB/s each desktop received (its interface's counters)", live=topo.live_list,
                          path=cdirs[j] / "net.log", key=f"desk{j}", scale=1 / 1024, unit="KiB/s")
                 if j != k:
                     Background(c, ["desktop-work", f"{work:g}"])
             desk = desks[k]
-            s.provenance(tools={
+            ctx.provenance(tools={
                 "strace": exec_sh(desk, ["strace", "-V"])[1].splitlines()[0],
                 "bpftrace": exec_sh(desk, ["bpftrace", "--version"])[1].strip(),
                 "sshfs": next((ln for ln in exec_sh(desk, ["sshfs", "--version"])[1].splitlines()
@@ -92,7 +97,7 @@ def run(s) -> None:
                 "openssh": exec_sh(srv, ["sh", "-c", "ssh -V 2>&1"])[1].strip()})
             time.sleep(1.0)
 
-        with s.phase("buggy"):
+        with ctx.phase("buggy"):
             t0 = time.time()
             Background(desk, ["sh", "-c", f"exec elinks-standin --rate {rate:g} --pidfile /run/elinks.pid "
                                           "2>>/trace/elinks-standin.txt"])
@@ -129,7 +134,7 @@ def run(s) -> None:
             stop_pid(desk, pid)
             save()
 
-        with s.phase("fixed"):
+        with ctx.phase("fixed"):
             t1 = time.time()
             Background(desk, ["sh", "-c", "exec strace -f -ttt -T -e trace=openat -o /trace/strace-fixed.log "
                                           f"elinks-standin --fixed --rate {rate:g} --pidfile /run/elinks-fixed.pid "
@@ -142,8 +147,7 @@ def run(s) -> None:
             time.sleep(0.5)  # the last log lines reach the listener
             save()
 
-    with s.phase("collect"):
-        d = load(s.data_dir)
-        s.path("latency").mkdir(exist_ok=True)
-        write_text_atomic(s.path("latency", "openat.trace"), openat_trace(d["strace"]))
-        s.metric(**summary(d))
+    with ctx.phase("trace"):   # the traced opens as trace2heatmap's input (latency/openat.trace), for the chapter
+        d = load(ctx.data_dir)
+        ctx.path("latency").mkdir(exist_ok=True)
+        write_text_atomic(ctx.path("latency", "openat.trace"), openat_trace(d["strace"]))

@@ -117,7 +117,7 @@ CHECKS = [
           asks="nothing of the machine: the lab's plan decides it"),
     Check("no CPI without counters, and none invented",
           lambda m, p: (m["cpi"] is None) == m["hardware_counters"].startswith("not supported"), "==", True,
-          about="a CPI exactly where perf counts cycles and instructions (else null and perf's message)",
+          about="a CPI exactly where perf counts cycles and instructions; where it cannot, no CPI and perf's reason",
           show=lambda m, p: m["cpi"] if m["cpi"] is not None else m["hardware_counters"],
           asks="nothing: where counters are absent it says so (this project's VM has none)"),
 ]

@@ -7,6 +7,7 @@ import math
 from perflab.config.params import fmt_size
 from perflab.errors import Failed
 from perflab.fio import jobs as fio
+from perflab.infra.context import LabContext
 
 JOB = "cached-read"
 PHASES = ("working sets", "block sizes", "neighbours", "two CPUs", "hidden set")
@@ -120,9 +121,9 @@ def cpu_roles(cpus: list[int]) -> tuple[int, int]:
     return cpus[-1], cpus[0]
 
 
-def job_for(s, c: dict, fio_cpu: int, other_cpu: int) -> fio.JobFile:
-    p = s.params
-    jf = fio.JobFile.load(s.lab.jobs_dir / f"{JOB}.fio")
+def job_for(ctx: LabContext, c: dict, fio_cpu: int, other_cpu: int) -> fio.JobFile:
+    p = ctx.params
+    jf = fio.JobFile.load(ctx.lab.jobs_dir / f"{JOB}.fio")
     g = {"filename": f"/data/{file_of(c)}", "size": None if c.get("hidden") else c["set"], "bs": c["bs"],
          "runtime": int(p["runtime"]),
          "pre_read": False}  # the files were read into the page cache when the run prepared them

@@ -11,7 +11,9 @@ from perflab.errors import Failed
 from perflab.fio import jobs as fio
 from perflab.infra import iostat, partitions as blkpg
 from perflab.infra.containers import Topology
-from perflab.infra.hostobjects import loop_device, scratch_dir
+from perflab.infra.context import LabContext, image_tag
+from perflab.infra.hostobjects import loop_device
+from perflab.infra.labdirs import tmpfs_scratch
 
 JOB = "stream-write"
 PHASES = ("as cabled", "second path", "balanced")
@@ -92,8 +94,8 @@ def jbod_bytes(p: dict) -> int:
 class Enclosures:
     """The chain devices (made once) and the JBOD devices on them (remade when the cabling changes)."""
 
-    def __init__(self, s, stack: contextlib.ExitStack, scratch: Path):
-        self.s, self.p, self.stack, self.scratch = s, s.params, stack, scratch
+    def __init__(self, ctx: LabContext, stack: contextlib.ExitStack, scratch: Path):
+        self.ctx, self.p, self.stack, self.scratch = ctx, ctx.params, stack, scratch
         self.chains: list[str] = []          # chain loop device per HBA slot
         self.jbods: dict[int, str] = {}      # JBOD number -> its loop device
         self.disks: dict[tuple[int, int], str] = {}
@@ -107,7 +109,7 @@ class Enclosures:
             f = self.scratch / f"hba{k + 1}.img"
             with open(f, "wb") as fh:
                 fh.truncate(size)
-            dev = self.stack.enter_context(loop_device(self.s.ledger, str(f)))
+            dev = self.stack.enter_context(loop_device(self.ctx.ledger, str(f)))
             add_partitions(dev, [jbod_bytes(self.p)] * J)
             self.chains.append(dev)
 
@@ -121,7 +123,7 @@ class Enclosures:
         self.jbods, self.disks = {}, {}
         for k, members in enumerate(chains):
             for j in members:
-                dev = self._jbod_stack.enter_context(loop_device(self.s.ledger, f"{self.chains[k]}p{j}"))
+                dev = self._jbod_stack.enter_context(loop_device(self.ctx.ledger, f"{self.chains[k]}p{j}"))
                 parts = add_partitions(dev, [self.p["disk_size"]] * self.p["disks_per_jbod"])
                 self.jbods[j] = dev
                 for x, part in enumerate(parts, 1):
@@ -137,9 +139,9 @@ class Enclosures:
 
 # ---------------------------------------------------------------------------------- running
 
-def job_file(s, disks: dict[tuple[int, int], str]) -> fio.JobFile:
-    p = s.params
-    shipped = fio.JobFile.load(s.lab.jobs_dir / f"{JOB}.fio")
+def job_file(ctx: LabContext, disks: dict[tuple[int, int], str]) -> fio.JobFile:
+    p = ctx.params
+    shipped = fio.JobFile.load(ctx.lab.jobs_dir / f"{JOB}.fio")
     jf = fio.JobFile(header=list(shipped.header), sections={"global": list(shipped.sections["global"])})
     jf.apply({"global": {"bs": p["bs"], "iodepth": p["iodepth"], "rate": p["disk_rate"],
                          "runtime": int(p["phase"])}})
@@ -150,14 +152,16 @@ def job_file(s, disks: dict[tuple[int, int], str]) -> fio.JobFile:
     return jf
 
 
-def run(s) -> None:
-    from .analysis import load, summary
+def run(ctx: LabContext) -> None:
+    """The chains and JBODs as loop devices on tmpfs, cabled phase by phase, fio writing every disk under
+    each cabling's limits with iostat beside it: the raw files under the run's fio/ and timeline.json
+    (the session then reads them back)."""
 
-    p = s.params
-    tag = s.manifest.images["fio"].tag
-    fdir = s.path("fio")
+    p = ctx.params
+    tag = image_tag(ctx, "fio")
+    fdir = ctx.path("fio")
     fdir.mkdir(exist_ok=True)
-    (fdir / f"{JOB}.fio").write_text((s.lab.jobs_dir / f"{JOB}.fio").read_text())
+    (fdir / f"{JOB}.fio").write_text((ctx.lab.jobs_dir / f"{JOB}.fio").read_text())
     cab = cabling(p)
     J, D = p["jbods"], p["disks_per_jbod"]
     tl: dict = {
@@ -170,35 +174,32 @@ def run(s) -> None:
         "phases": {},
     }
 
-    scratch = Path("/dev/shm") / f"perflab-{s.run_id}"
     with contextlib.ExitStack() as stack:
-        with s.phase("prepare"):
-            stack.enter_context(scratch_dir(s.ledger, scratch))
-            enc = Enclosures(s, stack, scratch)
+        with ctx.phase("prepare"):
+            scratch = stack.enter_context(tmpfs_scratch(ctx))   # the chains' backing files in RAM
+            enc = Enclosures(ctx, stack, scratch)
             enc.make_chains(max(len(c["chains"]) for c in cab.values()))
-            topo = stack.enter_context(Topology(s.run_id, s.lab.name))
+            topo = stack.enter_context(Topology(ctx))
             version = fio.version(topo, tag)
-            s.provenance(fio_version=version, tools={"kernel blkio": "cgroup v1 throttle (device_write_bps)"})
+            ctx.provenance(fio_version=version, tools={"kernel blkio": "cgroup v1 throttle (device_write_bps)"})
         for i, ph in enumerate(PHASES, 1):
-            with s.phase(ph):
+            with ctx.phase(ph):
                 c = cab[ph]
                 enc.cable(c["chains"])
                 out = fdir / KEYS[ph]
                 out.mkdir(exist_ok=True)
-                job = job_file(s, enc.disks).write(out / f"{JOB}.fio")
+                job = job_file(ctx, enc.disks).write(out / f"{JOB}.fio")
                 limits = enc.limits(c["chains"], c["paths"])
                 tl["phases"][ph] = {"chains": c["chains"], "paths": {str(j): n for j, n in c["paths"].items()},
                                     "devices": {"chains": enc.chains[:len(c["chains"])],
                                                 "jbods": {str(j): d for j, d in enc.jbods.items()}},
                                     "limits": limits, "started": time.time()}
-                s.write_json("timeline.json", data=tl)
+                ctx.write_json("timeline.json", data=tl)
                 # iostat -x of the JBODs' and the chains' devices, as a learner would run it on a server
-                with iostat.sampling(s.ledger, [*enc.jbods.values(), *enc.chains], out / "iostat.txt"):
+                with iostat.sampling(ctx.ledger, [*enc.jbods.values(), *enc.chains], out / "iostat.txt"):
                     fio.run_in_container(topo, tag, job, out, f"fio-phase{i}", timeout=p["phase"] + 120,
                                          devices=[f"{d}:{d}:rwm" for d in enc.disks.values()],
                                          device_write_bps=limits)
                 tl["phases"][ph]["ended"] = time.time()
-                s.write_json("timeline.json", data=tl)
+                ctx.write_json("timeline.json", data=tl)
         # leaving the stack: the container is gone already; JBOD loops, chain loops, scratch dir
-    with s.phase("collect"):
-        s.metric(**summary(load(s.data_dir)))

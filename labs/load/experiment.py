@@ -15,6 +15,7 @@ from contextlib import ExitStack
 from perflab.fio import jobs as fio
 from perflab.infra import iostat, slowdisk, zfs
 from perflab.infra.containers import Topology
+from perflab.infra.context import LabContext
 from perflab.infra.hostobjects import scratch_dir
 from perflab.infra.labdirs import device_lab
 
@@ -94,9 +95,9 @@ def plan(p: dict) -> list[tuple[str, float]]:
     return out
 
 
-def clients_job(s) -> fio.JobFile:
-    p = s.params
-    src = fio.JobFile.load(s.lab.jobs_dir / f"{CLIENTS_JOB}.fio")
+def clients_job(ctx: LabContext) -> fio.JobFile:
+    p = ctx.params
+    src = fio.JobFile.load(ctx.lab.jobs_dir / f"{CLIENTS_JOB}.fio")
     jf = fio.JobFile(header=list(src.header), sections={"global": list(src.sections["global"])})
     jf.apply({"global": {"filename": ":".join(f"/disks/d{i}" for i in range(p["disks"])), "filesize": DISK_BYTES,
                          "runtime": int(p["step"]), "thinktime": int(round(float(p["think_ms"]) * 1000))}})
@@ -106,9 +107,9 @@ def clients_job(s) -> fio.JobFile:
     return jf
 
 
-def sync_job(s, run: str) -> fio.JobFile:
-    p = s.params
-    src = fio.JobFile.load(s.lab.jobs_dir / f"{SYNC_JOB}.fio")
+def sync_job(ctx: LabContext, run: str) -> fio.JobFile:
+    p = ctx.params
+    src = fio.JobFile.load(ctx.lab.jobs_dir / f"{SYNC_JOB}.fio")
     jf = fio.JobFile(header=list(src.header), sections={"global": list(src.sections["global"])})
     jf.apply({"global": {"directory": f"{zfs.EXPORT}/{zfs.POOL}", "size": SYNC_FILE, "bs": SYNC_BS,
                          "runtime": int(p["sync_step"])}})
@@ -118,30 +119,29 @@ def sync_job(s, run: str) -> fio.JobFile:
     return jf
 
 
-def run(s) -> None:
-    from .analysis import load, summary
-
-    p = s.params
-    d = device_lab(s)
+def run(ctx: LabContext) -> None:
+    """The emulated disks with the clients' steps, then the ZFS pool with the synchronous writers: the
+    raw files under the run's fio/ and device/, and events.json (the session then reads them back)."""
+    p = ctx.params
+    d = device_lab(ctx)
     events: dict = {"clients": list(p["clients"]), "sync_threads": list(p["sync_threads"]),
                     "disks": p["disks"], "think_ms": float(p["think_ms"]), "service_ms_model": service_ms(p),
                     "knee_model": predicted_knee(p), "disk_bytes": DISK_BYTES, "sync_bs": SYNC_BS}
     try:
-        clients(s, d, events)
+        clients(ctx, d, events)
         if p["sync_threads"]:
-            sync(s, events)
+            sync(ctx, events)
     finally:
-        s.write_json("events.json", data=events)
-    s.metric(**summary(load(s.data_dir)))
+        ctx.write_json("events.json", data=events)
 
 
-def clients(s, d, events: dict) -> None:
-    p = s.params
-    job = clients_job(s).write(d.out / f"{CLIENTS_JOB}.fio")
-    with ExitStack() as stack, Topology(s.run_id, s.lab.name) as topo:
-        stack.enter_context(scratch_dir(s.ledger, d.shm.parent))
-        with s.phase("disks"):
-            s.provenance(fio_version=fio.version(topo, d.tag))
+def clients(ctx: LabContext, d, events: dict) -> None:
+    p = ctx.params
+    job = clients_job(ctx).write(d.out / f"{CLIENTS_JOB}.fio")
+    with ExitStack() as stack, Topology(ctx) as topo:
+        stack.enter_context(scratch_dir(ctx.ledger, d.shm.parent))
+        with ctx.phase("disks"):
+            ctx.provenance(fio_version=fio.version(topo, d.tag))
             back = d.shm / "backing"
             back.mkdir(parents=True)
             for i in range(p["disks"]):
@@ -149,10 +149,10 @@ def clients(s, d, events: dict) -> None:
                     f.truncate(DISK_BYTES)
             logs = d.dev / "disks"
             logs.mkdir(exist_ok=True)
-            m = stack.enter_context(slowdisk.recorded(s.ledger, back, d.shm / "mnt", disk_model(p), log_dir=logs,
-                                                      log_wait=True))
-            s.provenance(disk_model=disk_model(p).to_options())
-        with s.phase("clients"):
+            m = stack.enter_context(slowdisk.recorded(ctx.ledger, back, d.shm / "mnt", disk_model(p), log_dir=logs,
+                                                      log_wait=True, live=topo.live_list))
+            ctx.provenance(disk_model=disk_model(p).to_options())
+        with ctx.phase("clients"):
             fio.run_in_container(topo, d.tag, job, d.out, CLIENTS_JOB,
                                  volumes={str(m.mountpoint): {"bind": "/disks", "mode": "rw"}},
                                  timeout=len(p["clients"]) * (p["step"] + 5) + 300)
@@ -160,12 +160,12 @@ def clients(s, d, events: dict) -> None:
         extra.unlink()   # fio writes them beside the clat logs; the chapter uses clat only
 
 
-def sync(s, events: dict) -> None:
-    p = s.params
-    lp = zfs.lab_paths(s)
+def sync(ctx: LabContext, events: dict) -> None:
+    p = ctx.params
+    lp = zfs.lab_paths(ctx)
     (lp.dev / "pool").mkdir(exist_ok=True)
-    with zfs.lab_containers(s, lp) as (topo, _):
-        with s.phase("pool"):
+    with zfs.lab_containers(ctx, lp) as (topo, _):
+        with ctx.phase("pool"):
             srv = zfs.ZfsServer.start(topo, lp.tags["zfs"], lp.export, lp.dev / "pool")
             model = zfs_disk_model()
             disks = srv.make_disks(2 * p["mirrors"], ZFS_DISK_BYTES, model)
@@ -173,21 +173,21 @@ def sync(s, events: dict) -> None:
             for i in range(p["mirrors"]):
                 layout += ["mirror", disks[2 * i], disks[2 * i + 1]]
             srv.create_pool(layout, {"recordsize": str(SYNC_BS), "atime": "off", "compression": "off"})
-            s.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
+            ctx.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
                          zfs_disk_model=model.to_options(), pool_layout=" ".join(layout),
                          slog_model=ssd_model(p).to_options())
         vols = {str(lp.export): {"bind": zfs.EXPORT, "mode": "rw,rslave"}}
         # iostat on the host: how busy the CPUs were at each step (its avg-cpu lines)
-        with iostat.sampling(s.ledger, [], lp.dev / "iostat.txt"):
+        with iostat.sampling(ctx.ledger, [], lp.dev / "iostat.txt"):
             for run in SYNC_RUNS:
                 if run == "slog":
                     srv.add_disk_log(SLOG_MB, ssd_model(p), log_subdir="slog")
                     events["slog_added_ms"] = int(time.time() * 1000)
-                with s.phase(f"sync-{run}"):
-                    job = sync_job(s, run).write(lp.out / f"{SYNC_JOB}-{run}.fio")
+                with ctx.phase(f"sync-{run}"):
+                    job = sync_job(ctx, run).write(lp.out / f"{SYNC_JOB}-{run}.fio")
                     fio.run_in_container(topo, lp.tags["fio"], job, lp.out, f"{SYNC_JOB}-{run}", volumes=vols,
                                          timeout=len(p["sync_threads"]) * (p["sync_step"] + 10) + 300)
-        with s.phase("collect"):
+        with ctx.phase("collect"):
             srv.stop()
     for extra in list(lp.out.glob("*-s*_lat.*.log")) + list(lp.out.glob("*-s*_slat.*.log")):
         extra.unlink()

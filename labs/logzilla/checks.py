@@ -58,6 +58,16 @@ def _round(x: float | None) -> float | None:
     return None if x is None else round(x, 2)
 
 
+def _pct(share: float | None) -> str:
+    """A share as a reader reads it: 0.708 -> "71%"."""
+    return "-" if share is None else f"{share:.0%}"
+
+
+def _us(x: float | None) -> str:
+    """A time in us to a reader's precision: 4012.9 -> "4,013 us"."""
+    return "-" if x is None else f"{x:,.0f} us"
+
+
 def _product(a, b) -> float | None:
     return None if a is None or b is None else a * b
 
@@ -142,13 +152,13 @@ CHECKS = [
           asks="nothing of its speed: one thread makes one intent-log commit per write"),
     Check("data disks written in bursts, with larger I/Os, after the change", lambda m, p: _bursts(m), "==", True,
           about=f">= {QUIET_AFTER:.0%} quiet seconds after, none before; KiB per write op at least {KIB_GAIN}x",
-          show=lambda m, p: (f"quiet seconds {m['disk_quiet_share_before']} -> {m['disk_quiet_share_after']}, "
+          show=lambda m, p: (f"quiet seconds {_pct(m['disk_quiet_share_before'])} -> {_pct(m['disk_quiet_share_after'])}, "
                              f"KiB/op {m['disk_kib_per_write_before']} -> {m['disk_kib_per_write_after']}"),
           asks="a pace after the change that leaves the data disks quiet between transaction groups: the emulated "
                "SSD holds one writer to at most one write per ssd_ms and its transfer"),
     Check("write cache on: disk writes are cache-fast, flushes cost flush_ms", _cache_and_flush, "==", True,
           about=f"flush p50 >= {CACHE_FAST}x write p50, and within {FLUSH_MODEL[0]}-{FLUSH_MODEL[1]}x flush_ms",
-          show=lambda m, p: f"write {m['dev_write_p50_us_before']} us, flush {m['dev_flush_p50_us_before']} us",
+          show=lambda m, p: f"write {_us(m['dev_write_p50_us_before'])}, flush {_us(m['dev_flush_p50_us_before'])}",
           only_if=_write_cache,
           asks="timing precision and CPU time: slowdisk woken on time after each flush_ms, and a write into its "
                "cache served in a small fraction of a flush"),
@@ -156,8 +166,8 @@ CHECKS = [
           lambda m, p: _product(m["flushes_per_write_before"], m["dev_flush_p50_us_before"]), ">=",
           lambda m, p: FLUSH_SHARE * m["p50_before_us"], unit="us", about="flushes per write x flush p50",
           bound_about="half of the fio write p50",
-          show=lambda m, p: (f"{m['flushes_per_write_before']} x {m['dev_flush_p50_us_before']} us vs "
-                             f"{m['p50_before_us']} us"),
+          show=lambda m, p: (f"{m['flushes_per_write_before']} x {_us(m['dev_flush_p50_us_before'])} vs "
+                             f"{_us(m['p50_before_us'])}"),
           only_if=_write_cache,
           asks="CPU time: the rest of a write before the change (zfs-fuse, FUSE, fio) under its flushes' "
                "time, several milliseconds"),
@@ -176,8 +186,10 @@ CHECKS = [
           asks="CPU time, as for the IOPS: with the log device a file's two commits cost zfs-fuse and FUSE CPU "
                "time beside the emulated SSD's"),
     Check("the stalls are regular and rare", lambda m, p: _picket(m), "==", True,
-          about=f"spacing cv < {PICKET_CV}, < {PICKET_FRACTION:.0%} of writes",
-          show=lambda m, p: f"spacing cv {m['picket_spacing_cv']}, {100 * m['picket_fraction']:.3f}% of writes",
+          about=f"the gaps between stalls vary by under {PICKET_CV:.0%} of their mean (standard deviation / mean), "
+                f"and the stalls are under {PICKET_FRACTION:.0%} of writes",
+          show=lambda m, p: (f"gaps vary by {m['picket_spacing_cv']:.0%} of their mean; stalls "
+                             f"{100 * m['picket_fraction']:.3f}% of writes"),
           only_if=lambda m, p: m["picket_stall_events"] >= PICKET_EVENTS,
           asks="nothing of its speed: zfs-fuse writes transaction groups at its own pace"),
 ]

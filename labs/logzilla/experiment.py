@@ -7,7 +7,9 @@ from pathlib import Path
 
 from perflab.fio import jobs as fio
 from perflab.infra import zfs
-from perflab.infra.containers import ContainerFailed, first_write, running_until
+from perflab.infra.containers import ContainerFailed, Topology, first_write
+from perflab.infra.context import LabContext
+from perflab.infra.fioservice import FioClient
 from perflab.infra.slowdisk import DiskModel
 
 #: For perflab.analysis.sanity: the rate changes on purpose during the run (peak-vs-average does not apply).
@@ -50,12 +52,12 @@ def plan(p: dict) -> list[tuple[str, float]]:
     u = untars(p)
     return [("pool", 15.0), *([("untar-no-log", 3.0 + p["untar_files"] * 0.02)] if u else []),
             ("before", p["before"]), ("after", p["after"] + 5),
-            *([("untar-with-log", 3.0 + p["untar_files"] * 0.002)] if u else []), ("collect", 10.0)]
+            *([("untar-with-log", 3.0 + p["untar_files"] * 0.002)] if u else []), ("probes", 8.0), ("collect", 2.0)]
 
 
-def job_file(s) -> fio.JobFile:
-    p = s.params
-    jf = fio.JobFile.load(s.lab.jobs_dir / f"{JOB}.fio")
+def job_file(ctx: LabContext) -> fio.JobFile:
+    p = ctx.params
+    jf = fio.JobFile.load(ctx.lab.jobs_dir / f"{JOB}.fio")
     jf.apply({"global": {"directory": f"{zfs.EXPORT}/{zfs.POOL}", "size": p["file_size"], "bs": p["bs"],
                          "numjobs": p["threads"], "runtime": int(p["before"] + p["after"])}})
     if p["capture"] == "hist":
@@ -69,62 +71,59 @@ def recordsize(bs: int) -> str:
     return str(min(max(bs, 512), 128 * 1024))
 
 
-def run(s) -> None:
-    from .analysis import load, summary
+def run(ctx: LabContext) -> None:
+    """The mirrored pool, fio's synchronous writes with the log device added half-way (and the untars
+    around them when asked), then the probes of what fio calls: the raw files under the run's fio/,
+    device/ and untar/, and events.json (the session then reads them back)."""
 
-    p = s.params
-    lp = zfs.lab_paths(s)
+    p = ctx.params
+    lp = zfs.lab_paths(ctx)
     tags, out, exp = lp.tags, lp.out, lp.export
-    job = job_file(s).write(out / f"{JOB}.fio")
+    job = job_file(ctx).write(out / f"{JOB}.fio")
     events: dict[str, int] = {}
     try:
-        with zfs.lab_containers(s, lp) as (topo, _):
-            with s.phase("pool"):
-                srv = zfs.mirrored_server(s, topo, lp, disk_model(p), p["mirrors"], DISK_BYTES, {
+        with zfs.lab_containers(ctx, lp) as (topo, _):
+            with ctx.phase("pool"):
+                srv = zfs.mirrored_server(ctx, topo, lp, disk_model(p), p["mirrors"], DISK_BYTES, {
                     "recordsize": recordsize(p["bs"]), "atime": "off", "compression": "off"})
                 srv.start_iostat()
             if untars(p):
-                udir = s.path("untar")
+                udir = ctx.path("untar")
                 udir.mkdir(exist_ok=True)
-                untar(topo, tags["fio"], exp, udir, "no-log", p["untar_files"], s, events)
-            with s.phase("before"):
-                fio_c = topo.container(
-                    tags["fio"], "fio", fio.command(out, JOB, job.name),
-                    volumes={str(out): {"bind": "/out", "mode": "rw"},
-                             str(exp): {"bind": zfs.EXPORT, "mode": "rw,rslave"}},
-                    working_dir="/out", network_mode="none")
+                untar(topo, tags["fio"], exp, udir, "no-log", p["untar_files"], ctx, events)
+            with ctx.phase("before"):
+                writers = FioClient.jobs_only(topo, out)
+                writers.background(tags["fio"], job.name, JOB, volumes={str(exp): {"bind": zfs.EXPORT, "mode": "rw,rslave"}})
                 events["fio_first_write_ms"] = first_write(exp / zfs.POOL / "perflab-logzilla.0.dat")
-                running_until(fio_c, events["fio_first_write_ms"] / 1000 + p["before"],
-                              "fio ended before the log device was added")
-            with s.phase("after"):
+                writers.running_until(JOB, events["fio_first_write_ms"] / 1000 + p["before"],
+                                      "fio ended before the log device was added")
+            with ctx.phase("after"):
                 events["log_device"] = p["log_device"]
                 if p["log_device"] != "none":
                     srv.add_disk_log(SLOG_MB, ssd_model(p) if p["log_device"] == "ssd" else disk_model(p))
                 events["change_ms"] = int(time.time() * 1000)
-                res = fio_c.wait(timeout=p["after"] + 300)
+                code = writers.wait(JOB, timeout=p["after"] + 300)
                 events["fio_exit_ms"] = int(time.time() * 1000)
-                if res.get("StatusCode") != 0:
-                    raise ContainerFailed(f"fio: exit {res.get('StatusCode')}\n"
-                                          + fio_c.logs().decode(errors="replace")[-2000:])
-                (out / f"{JOB}.stdout.txt").write_bytes(fio_c.logs())
-                fio.result(out, JOB)   # JOB.json of its last report, in a watched run (perflab run --live)
+                if code != 0:
+                    raise ContainerFailed(f"fio: exit {code}\n"
+                                          + (out / f"{JOB}.stdout.txt").read_text(errors="replace")[-2000:])
             if untars(p):
-                untar(topo, tags["fio"], exp, udir, "with-log", p["untar_files"], s, events)
-            with s.phase("collect"):
-                s.write_json("arcstats.json", data=zfs.read_kstats(srv))
+                untar(topo, tags["fio"], exp, udir, "with-log", p["untar_files"], ctx, events)
+            with ctx.phase("probes"):
+                ctx.write_json("arcstats.json", data=zfs.read_kstats(srv))
                 # what zpool iostat offers for latency here (OpenZFS has -l and -w; the chapter says what
                 # this zfs-fuse answered)
-                s.write_json("zpool-iostat-latency.json", data={
+                ctx.write_json("zpool-iostat-latency.json", data={
                     " ".join(c): dict(zip(("exit", "output"), srv.exec(c, check=False)))
                     for c in (["zpool", "iostat", "-l", zfs.POOL], ["zpool", "iostat", "-w", zfs.POOL])})
                 syscalls(topo, tags["fio"], exp, out, p["bs"])
                 srv.stop()
     finally:
-        s.write_json("events.json", data=events)
-    s.metric(**summary(load(s.data_dir)))
+        ctx.write_json("events.json", data=events)
 
 
-def untar(topo, image: str, exp: Path, udir: Path, name: str, files: int, s, events: dict) -> None:
+def untar(topo: Topology, image: str, exp: Path, udir: Path, name: str, files: int, ctx: LabContext,
+          events: dict) -> None:
     """Phase untar-`name`: make the archive in the container's /tmp (not timed), then unpack it onto
     the pool, a stable create and a commit at close per file (untar.py); the trace and summary land
     in udir, the phase's wall-clock start and end in `events`."""
@@ -133,7 +132,7 @@ def untar(topo, image: str, exp: Path, udir: Path, name: str, files: int, s, eve
           f"> /dev/null && python3 /lab/untar.py extract /tmp/tree.tar {dest} --trace /out/{name}.trace "
           f"--summary /out/{name}.json > /dev/null")
     key = name.replace("-", "_")
-    with s.phase(f"untar-{name}"):
+    with ctx.phase(f"untar-{name}"):
         events[f"untar_{key}_start_ms"] = int(time.time() * 1000)
         topo.run(image, f"untar-{name}", ["sh", "-c", sh],
                  volumes={str(udir): {"bind": "/out", "mode": "rw"},

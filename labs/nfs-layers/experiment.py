@@ -4,12 +4,15 @@ produces is listed in the package's docstring."""
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from perflab.fio import jobs as fio
 from perflab.infra import zfs
-from perflab.infra.containers import ContainerFailed, exec_sh, first_write, running_until, wait_for_file, wait_until
-from perflab.infra.inside import host_pid
+from perflab.infra.containers import ContainerFailed, first_write, wait_until
+from perflab.infra.context import LabContext, image_tag
+from perflab.infra.fioservice import FioClient
+from perflab.infra.nfsserver import CAPS as SERVER_CAPS, NfsServer
 from perflab.infra.slowdisk import DiskModel
 from perflab.infra.tracers import Bpftrace
 
@@ -22,10 +25,10 @@ DISK_BYTES = 1 << 30       # each emulated disk's backing file (sparse)
 DISK_SPAN = 10 ** 12       # seek curve over a 1 TB disk: the data sits on its first GB
 SLOG_MB = 2048             # as the logzilla lab's (its SLOG_MB says why a smaller one fills)
 SSD_MBPS = 200.0           # the emulated SSD's media rate, as the logzilla lab's
-#: NFS-Ganesha's rights here: the VFS back end opens files by handle (SYS_ADMIN, DAC_READ_SEARCH) and
-#: takes each client's credentials on its worker threads (SETUID, SETGID: without them a create fails
-#: with "set_threadgroups() returned Operation not permitted" and the server exits).
-SERVER_CAPS = ["SYS_ADMIN", "DAC_READ_SEARCH", "SETUID", "SETGID"]
+#: NFS-Ganesha's rights (perflab.infra.nfsserver.CAPS, SERVER_CAPS here): the VFS back end opens files by
+#: handle (SYS_ADMIN, DAC_READ_SEARCH) and takes each client's credentials on its worker threads (SETUID,
+#: SETGID: without them a create fails with "set_threadgroups() returned Operation not permitted" and the
+#: server exits).
 NFS_URL = "nfs://server/export?version=3&nfsport=2049&mountport=20048"
 TRACE = "nfswrite.bt"
 TRACE_OUT = "nfswrite.json"
@@ -42,14 +45,14 @@ def ssd_model(p: dict) -> DiskModel:
                      transfer_mbps=SSD_MBPS, flush_ms=0, seed=1).validate()
 
 
-def plan(p: dict) -> list[tuple[str, float]]:
+def plan(p: Mapping) -> list[tuple[str, float]]:
     return [("pool", 15.0), ("server", 10.0), ("before", p["before"]), ("after", p["after"] + 5),
-            ("collect", 15.0)]
+            ("trace", 10.0), ("collect", 5.0)]
 
 
-def job_file(s) -> fio.JobFile:
-    p = s.params
-    jf = fio.JobFile.load(s.lab.jobs_dir / f"{JOB}.fio")
+def job_file(ctx: LabContext) -> fio.JobFile:
+    p = ctx.params
+    jf = fio.JobFile.load(ctx.lab.jobs_dir / f"{JOB}.fio")
     jf.apply({"global": {"nfs_url": NFS_URL, "size": p["file_size"], "bs": p["bs"], "numjobs": p["threads"],
                          "runtime": int(p["before"] + p["after"])}})
     return jf
@@ -75,77 +78,57 @@ def server_conf(image_conf: str) -> str:
     return text.replace("NFS_CORE_PARAM {\n", "NFS_CORE_PARAM {\n    " + FLUSHER + "\n", 1)
 
 
-def _server_pid(srv) -> int:
-    """NFS-Ganesha's process id on the host (the tracer's view), found by its name in the container."""
-    code, out = exec_sh(srv, ["sh", "-c", "for p in /proc/[0-9]*; do [ \"$(cat $p/comm 2>/dev/null)\" = "
-                                          "ganesha.nfsd ] && echo ${p#/proc/}; done; true"])
-    pids = [int(x) for x in out.split()] if code == 0 else []
-    hpid = host_pid(srv, pids[0]) if len(pids) == 1 else None
-    if hpid is None:
-        raise ContainerFailed(f"the NFS server's process was not found in its container (ganesha.nfsd: {out.strip()!r})")
-    return hpid
-
-
-def run(s) -> None:
-    from .analysis import load, summary
-
-    p = s.params
-    lp = zfs.lab_paths(s)
+def run(ctx: LabContext) -> None:
+    """The pool, the NFS server in front of it and the tracer on the server, fio's stable writes over NFS
+    with the log device added half-way: the raw files under the run's fio/, device/, server/ and
+    trace/, and events.json (the session then reads them back)."""
+    p = ctx.params
+    lp = zfs.lab_paths(ctx)
     # fio here is the NFS client's build (nfsfio): its version is the one the run's provenance records
-    tags = {**lp.tags, "fio": s.manifest.images["nfsfio"].tag,
-            **{n: s.manifest.images[n].tag for n in ("ganesha", "desktop")}}
+    tags = {**lp.tags, "fio": image_tag(ctx, "nfsfio"), **{n: image_tag(ctx, n) for n in ("ganesha", "desktop")}}
     lp.tags["fio"] = tags["fio"]
     out, exp = lp.out, lp.export
-    sdir, tdir = s.path("server"), s.path("trace")
+    sdir, tdir = ctx.path("server"), ctx.path("trace")
     for d in (sdir, tdir):
         d.mkdir(exist_ok=True)
-    job = job_file(s).write(out / f"{JOB}.fio")
+    job = job_file(ctx).write(out / f"{JOB}.fio")
     conf = sdir / "ganesha.conf"
     events: dict = {"threads": p["threads"]}
     tracer = None
     try:
-        with zfs.lab_containers(s, lp) as (topo, _):
-            with s.phase("pool"):
-                srv = zfs.mirrored_server(s, topo, lp, disk_model(p), p["mirrors"], DISK_BYTES, {
+        with zfs.lab_containers(ctx, lp) as (topo, _):
+            with ctx.phase("pool"):
+                srv = zfs.mirrored_server(ctx, topo, lp, disk_model(p), p["mirrors"], DISK_BYTES, {
                     "recordsize": recordsize(p["bs"]), "atime": "off", "compression": "off"})
-            with s.phase("server"):
-                conf.write_text(server_conf(topo.run(tags["ganesha"], "ganesha-conf",
-                                                     ["cat", "/etc/ganesha/ganesha.conf"], timeout=60,
-                                                     network_mode="none")))
+            with ctx.phase("server"):
+                conf.write_text(server_conf(NfsServer.image_conf(topo, tags["ganesha"])))
                 net = topo.network("lan", internal=True)
-                nfs = topo.container(tags["ganesha"], "server", network=net, hostname="server",
-                                     cap_drop=["ALL"], cap_add=SERVER_CAPS,
-                                     volumes={str(exp / zfs.POOL): {"bind": "/export", "mode": "rw,rslave"},
-                                              str(conf): {"bind": "/etc/ganesha/ganesha.conf", "mode": "ro"}})
-                wait_for_file(nfs, "/run/ganesha-ready", 60, "the NFS server (ganesha)")
-                s.provenance(tools={"nfs-ganesha": exec_sh(nfs, ["dpkg-query", "-W", "-f", "${Version}",
-                                                                 "nfs-ganesha"])[1].strip()})
-                hpid = _server_pid(nfs)
+                nfs = NfsServer.start(topo, tags["ganesha"], network=net, conf=conf,
+                                      export={str(exp / zfs.POOL): "rw,rslave"})
+                ctx.provenance(tools={"nfs-ganesha": nfs.version()})
+                hpid = nfs.host_pid()
                 window = p["before"] + p["after"] + 120   # a ceiling: the tracer is stopped when fio ends
                 tracer = Bpftrace.start(topo, tags["desktop"], tdir, HERE / TRACE, hpid, window, output=TRACE_OUT)
                 # bpftrace's nsecs is CLOCK_MONOTONIC: the wall clock's offset from it, read on the host
                 events["mono_offset_ns"] = time.time_ns() - time.monotonic_ns()
                 events["server_host_pid"] = hpid
                 wait_until(tracer.attached, 60, "the tracer (bpftrace) to attach its probes")
-            with s.phase("before"):
-                fio_c = topo.container(
-                    tags["fio"], "fio", fio.command(out, JOB, job.name),
-                    network=net, volumes={str(out): {"bind": "/out", "mode": "rw"}}, working_dir="/out")
+            with ctx.phase("before"):
+                writers = FioClient.jobs_only(topo, out)   # fio's NFS engine: a client on the server's network
+                writers.background(tags["fio"], job.name, JOB, network=net)
                 events["fio_first_write_ms"] = first_write(exp / zfs.POOL / "nfs-layers.0.dat")
-                running_until(fio_c, events["fio_first_write_ms"] / 1000 + p["before"],
-                              "fio ended before the log device was added")
-            with s.phase("after"):
+                writers.running_until(JOB, events["fio_first_write_ms"] / 1000 + p["before"],
+                                      "fio ended before the log device was added")
+            with ctx.phase("after"):
                 events["add_start_ms"] = int(time.time() * 1000)   # ZFS may write its log there before `zpool add` returns
                 srv.add_disk_log(SLOG_MB, ssd_model(p), log_subdir="slog")
                 events["change_ms"] = int(time.time() * 1000)
-                res = fio_c.wait(timeout=p["after"] + 300)
+                code = writers.wait(JOB, timeout=p["after"] + 300)
                 events["fio_exit_ms"] = int(time.time() * 1000)
-                (out / f"{JOB}.stdout.txt").write_bytes(fio_c.logs())
-                if res.get("StatusCode") != 0:
-                    raise ContainerFailed(f"fio: exit {res.get('StatusCode')}\n"
-                                          + fio_c.logs().decode(errors="replace")[-2000:])
-                fio.result(out, JOB)   # JOB.json of its last report, in a watched run (perflab run --live)
-            with s.phase("collect"):
+                if code != 0:
+                    raise ContainerFailed(f"fio: exit {code}\n"
+                                          + (out / f"{JOB}.stdout.txt").read_text(errors="replace")[-2000:])
+            with ctx.phase("trace"):
                 tracer.stop()
                 code, err, lines = tracer.finish(60)
                 tracer = None
@@ -158,6 +141,5 @@ def run(s) -> None:
         if tracer is not None:
             tracer.stop()
             tracer.finish(30)
-        s.write_json("events.json", data=events)
-    s.metric(**summary(load(s.data_dir)))
+        ctx.write_json("events.json", data=events)
 

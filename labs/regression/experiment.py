@@ -9,6 +9,7 @@ from perflab.config.values import parse_size
 from perflab.fio import jobs as fio
 from perflab.infra import zfs
 from perflab.infra.containers import Topology
+from perflab.infra.context import LabContext
 from perflab.infra.slowdisk import DiskModel
 
 SIDES = ("before", "after")
@@ -60,22 +61,22 @@ def run_name(side: str, rnd: int) -> str:
 
 def plan(p: dict) -> list[tuple[str, float]]:
     return [("pool", 6.0), ("fill", 2 + 2 * p["file_size"] / 150e6 + 2 * (p["phase"] + 2.5)),
-            ("rounds", 2 * p["rounds"] * (p["phase"] + 2.5)), ("collect", 2.0)]
+            ("rounds", 2 * p["rounds"] * (p["phase"] + 2.5)), ("stop", 1.0), ("collect", 1.0)]
 
 
 def _path(side: str) -> str:
     return f"{zfs.EXPORT}/{zfs.POOL}/{side}/data.dat"
 
 
-def jobs(s) -> dict[str, fio.JobFile]:
+def jobs(ctx: LabContext) -> dict[str, fio.JobFile]:
     """The fill job, an unmeasured warm-up read of each dataset (as long as a round: the first
     reads after the fill are slower while the pool's metadata is read in), and one read job per
     (round, side), named as they run."""
-    p = s.params
-    fill = fio.JobFile.load(s.lab.jobs_dir / "fill.fio")
+    p = ctx.params
+    fill = fio.JobFile.load(ctx.lab.jobs_dir / "fill.fio")
     fill.apply({"global": {"size": p["file_size"]}, **{side: {"filename": _path(side)} for side in SIDES}})
     out = {"fill": fill}
-    reads = (s.lab.jobs_dir / "random-reads.fio").read_text()
+    reads = (ctx.lab.jobs_dir / "random-reads.fio").read_text()
     for side in SIDES:   # the same reads, as a job named "warmup" (set-up for the sanity rules), no log
         jf = fio.JobFile.parse(reads.replace("[reads]", "[warmup]"), f"warmup-{side}")
         jf.apply({"global": {"filename": _path(side), "size": p["file_size"], "runtime": int(p["phase"])}})
@@ -83,7 +84,7 @@ def jobs(s) -> dict[str, fio.JobFile]:
         jf.set("global", "log_hist_msec", None)
         out[f"warmup-{side}"] = jf
     for rnd, side in order(p["rounds"]):
-        jf = fio.JobFile.load(s.lab.jobs_dir / "random-reads.fio")
+        jf = fio.JobFile.load(ctx.lab.jobs_dir / "random-reads.fio")
         name = run_name(side, rnd)
         jf.apply({"global": {"filename": _path(side), "size": p["file_size"], "runtime": int(p["phase"]),
                              "write_hist_log": name}})
@@ -108,16 +109,18 @@ def device_bytes(p: dict) -> int:
     return 2 * p["file_size"] + DEVICE_SLACK
 
 
-def run(s) -> None:
-    p = s.params
-    lp = zfs.lab_paths(s, zfs_dir=True)
+def run(ctx: LabContext) -> None:
+    """The pool with its two datasets, filled and warmed, then the rounds side by side: the raw files
+    under the run's fio/, device/ and zfs/ (the session then reads them back)."""
+    p = ctx.params
+    lp = zfs.lab_paths(ctx, zfs_dir=True)
     tags, out, dev, export, zdir = lp.tags, lp.out, lp.dev, lp.export, lp.zdir
-    files = {k: v.write(out / f"{k}.fio") for k, v in jobs(s).items()}
+    files = {k: v.write(out / f"{k}.fio") for k, v in jobs(ctx).items()}
     vols = {str(export): {"bind": zfs.EXPORT, "mode": "rw,rslave"}}
     rounds_log = dev / "rounds.jsonl"
-    with zfs.shared_export(s.ledger, export), Topology(s.run_id, s.lab.name) as topo:
-        with s.phase("pool"):
-            s.provenance(fio_version=fio.version(topo, tags["fio"]))
+    with zfs.shared_export(ctx.ledger, export), Topology(ctx) as topo:
+        with ctx.phase("pool"):
+            ctx.provenance(fio_version=fio.version(topo, tags["fio"]))
             srv = zfs.ZfsServer.start(topo, tags["zfs"], export, dev)
             disks = srv.make_disks(1, device_bytes(p), device_model(p))
             srv.create_pool(disks, {"atime": "off"})
@@ -127,14 +130,14 @@ def run(s) -> None:
             (zdir / "properties.txt").write_text(srv.exec(
                 ["zfs", "get", "-H", "-o", "name,property,value", ",".join(PROPS_SHOWN),
                  *(f"{zfs.POOL}/{x}" for x in SIDES)])[1])
-            s.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
+            ctx.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
                          disk_model=device_model(p).to_options(), datasets={side: props(side, p["change"]) for side in SIDES})
-        with s.phase("fill"):
+        with ctx.phase("fill"):
             fio.run_in_container(topo, tags["fio"], files["fill"], out, "fill", volumes=vols, timeout=1800)
             for side in SIDES:
                 fio.run_in_container(topo, tags["fio"], files[f"warmup-{side}"], out, f"warmup-{side}",
                                      volumes=vols, timeout=300)
-        with s.phase("rounds"):
+        with ctx.phase("rounds"):
             for rnd, side in order(p["rounds"]):
                 name = run_name(side, rnd)
                 t0 = int(time.time() * 1000)
@@ -143,8 +146,5 @@ def run(s) -> None:
                 with rounds_log.open("a") as fh:
                     fh.write(json.dumps({"name": name, "round": rnd, "side": side, "start_ms": t0,
                                          "end_ms": int(time.time() * 1000)}) + "\n")
-        with s.phase("collect"):
+        with ctx.phase("stop"):
             srv.stop()
-    from .analysis import load, summary
-
-    s.metric(**summary(load(s.data_dir)))

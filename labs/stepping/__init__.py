@@ -7,12 +7,14 @@ reads. The container's reads are limited to `limit_iops` per second (docker --de
 the device that holds Docker's volumes): a resource with a known limit. What is real: fio, the
 containers, the disk. What is emulated: the limit (the kernel's blkio throttle on a real disk).
 
-    experiment.py   plan(), sanity_context(), run(): the job file, the layout and the stepped run (the tool)
+    spec.py         the names both sides share
+    experiment.py   plan(), sanity_context(), run(ctx): the job files, the layout and the stepped run (the tool)
     analysis.py     load(), summary(): per-second and per-step numbers from fio's logs, the saturation
                     detector and its prediction (limit / one reader's rate)
     checks.py       CHECKS: the chapter's claims, each declared once
 
 run() produces, under the run directory:
+  fio/layout.fio, layout.json  the job that laid the file out, and its result
   fio/stepped.fio           the job file as run (one [tN] section per reader)
   fio/stepped.json          fio's JSON output
   fio/stepped.stdout.txt    fio's own output
@@ -26,7 +28,8 @@ checks it against the step predicted by limit / per-reader demand.
 from .analysis import (GAIN_FRACTION, demand_iops, detect_saturation, iostat_view, iostat_window, load, per_second,
                        predicted_step, reader_demand, steps, summary)
 from .checks import CHECKS
-from .experiment import JOB, job_file, plan, run, sanity_context
+from .experiment import job_file, plan, run, sanity_context
+from .spec import JOB
 
 __all__ = ["CHECKS", "GAIN_FRACTION", "JOB", "demand_iops", "detect_saturation", "iostat_view", "iostat_window",
            "job_file", "load", "per_second",

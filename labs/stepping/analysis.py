@@ -13,7 +13,7 @@ from perflab.fio import jobs as fio, logs as fiolog
 from perflab.infra import iostat
 from perflab.run.record import params_of
 
-from .experiment import JOB
+from .spec import JOB
 
 GAIN_FRACTION = 0.5  # a step that adds less than half of one reader's rate adds no capacity
 CLEAR_SHARE = 0.9    # steps whose readers, at one reader's rate, ask for at most this share of the limit

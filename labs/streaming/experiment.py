@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 
 from perflab.fio import jobs as fio
 from perflab.infra import zfs
-from perflab.infra.containers import EXEC_TIMEOUT_S, ContainerFailed, exec_sh
+from perflab.infra.containers import EXEC_TIMEOUT_S
+from perflab.infra.context import LabContext
+from perflab.infra.fioservice import FioClient
 from perflab.infra.slowdisk import DiskModel
 
 LAYOUTS = ("mirror", "raidz2")
@@ -60,45 +63,44 @@ def plan(p: dict) -> list[tuple[str, float]]:
         steps.append((f"{lay}-write", 3 + total * expected_amplification(lay, n) / back_rate))
         if p["read"]:
             steps.append((f"{lay}-read", 4 + total / back_rate))
-    return steps + [("collect", 5.0)]
+    return steps + [("stop", 1.0), ("collect", 4.0)]
 
 
-def job_files(s) -> dict[str, fio.JobFile]:
-    p = s.params
+def job_files(ctx: LabContext) -> dict[str, fio.JobFile]:
+    p = ctx.params
     out = {}
     for kind in ("write", "read"):
-        jf = fio.JobFile.load(s.lab.jobs_dir / f"stream-{kind}.fio")
+        jf = fio.JobFile.load(ctx.lab.jobs_dir / f"stream-{kind}.fio")
         jf.apply({"global": {"directory": f"{zfs.EXPORT}/{zfs.POOL}", "size": p["file_size"],
                              "numjobs": p["threads"]}})
         out[kind] = jf
     return out
 
 
-def run(s) -> None:
-    from .analysis import load, summary
-
-    p = s.params
-    lp = zfs.lab_paths(s)
+def run(ctx: LabContext) -> None:
+    """The pool laid out each way in turn over the same emulated disks, a stream written and read back
+    by fio in one client: the raw files under the run's fio/ and device/, and events.json (the
+    session then reads them back)."""
+    p = ctx.params
+    lp = zfs.lab_paths(ctx)
     tags, out, dev, exp = lp.tags, lp.out, lp.dev, lp.export
-    jobs = job_files(s)
+    jobs = job_files(ctx)
     planned = dict(plan(p))
     events: dict[str, dict] = {}
     n = 2 * p["mirrors"]
     try:
-        with zfs.lab_containers(s, lp) as (topo, _):
-            with s.phase("pool"):
+        with zfs.lab_containers(ctx, lp) as (topo, _):
+            with ctx.phase("pool"):
                 srv = zfs.ZfsServer.start(topo, tags["zfs"], exp, dev, zfs_fuse_args=f"-m {ARC_MB}")
                 model = disk_model(p)
                 disks = srv.make_disks(n, DISK_BYTES, model)
-                s.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
+                ctx.provenance(zfs_fuse=srv.sh("dpkg-query -W -f '${Version}' zfs-fuse").strip(),
                              disk_model=model.to_options())
-                client = topo.container(tags["fio"], "fio", ["sleep", "infinity"],
-                                        volumes={str(out): {"bind": "/out", "mode": "rw"},
-                                                 str(exp): {"bind": zfs.EXPORT, "mode": "rw,rslave"}},
-                                        working_dir="/out", network_mode="none")
+                client = FioClient.start(topo, tags["fio"], "fio", out,
+                                         volumes={str(exp): {"bind": zfs.EXPORT, "mode": "rw,rslave"}})
             for lay in LAYOUTS:
                 ev = events.setdefault(lay, {})
-                with s.phase(f"{lay}-write"):
+                with ctx.phase(f"{lay}-write"):
                     srv.create_pool(layout_vdevs(lay, disks), {"recordsize": str(RECORD), "atime": "off",
                                                                "compression": "off"})
                     jobs["write"].apply({"stream-write": {"write_bw_log": f"{lay}-write", "write_hist_log": f"{lay}-write"}})
@@ -110,27 +112,20 @@ def run(s) -> None:
                     ev["imported_ms"] = int(time.time() * 1000)
                     ev["layout"] = " ".join(layout_vdevs(lay, [d.rsplit("/", 1)[-1] for d in disks]))
                 if p["read"]:
-                    with s.phase(f"{lay}-read"):
+                    with ctx.phase(f"{lay}-read"):
                         jobs["read"].apply({"stream-read": {"write_bw_log": f"{lay}-read", "write_hist_log": f"{lay}-read"}})
                         job = jobs["read"].write(out / f"{lay}-read.fio")
                         ev["read"] = _fio(client, job.name, f"{lay}-read", planned[f"{lay}-read"])
                 srv.export_pool()
                 ev["exported_ms"] = int(time.time() * 1000)
-            with s.phase("collect"):
+            with ctx.phase("stop"):
                 srv.stop()
     finally:
-        (s.path("events.json")).write_text(json.dumps(events, indent=2))
-    d = load(s.data_dir)
-    s.metric(**summary(d))
+        (ctx.path("events.json")).write_text(json.dumps(events, indent=2))
 
 
-def _fio(client, job: str, name: str, planned_s: float) -> dict:
-    """Run fio in the (already running) client container, in its working directory /out, stopped
-    after FIO_TIMEOUT_FACTOR times its planned seconds; the lab's own clock around it."""
-    t0 = time.time()
-    code, output = exec_sh(client, ["fio", "--output-format=json", f"--output={name}.json", job],
-                           timeout=max(EXEC_TIMEOUT_S, FIO_TIMEOUT_FACTOR * planned_s))
-    t1 = time.time()
-    if code != 0:
-        raise ContainerFailed(f"fio {job}: exit {code}\n{output[-2000:]}")
-    return {"start_ms": int(t0 * 1000), "end_ms": int(t1 * 1000)}
+def _fio(client: FioClient, job: str, name: str, planned_s: float) -> dict:
+    """Run fio in the (already running) client, stopped after FIO_TIMEOUT_FACTOR times its planned
+    seconds; the lab's own clock around it."""
+    r = client.run(job, name, timeout=max(EXEC_TIMEOUT_S, FIO_TIMEOUT_FACTOR * planned_s))
+    return {"start_ms": r.start_ms, "end_ms": r.end_ms}

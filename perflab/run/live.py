@@ -38,6 +38,8 @@ __all__ = ["Counters", "DeviceLogs", "Events", "FioStatus", "LiveRun", "LIVE_LIS
 LIVE_LIST = "live.jsonl"   # the run's list of what the page reads (perflab.fio.jobs appends to it)
 LIVE_LOG = "live.log"     # what went wrong in the page's poller, a line when it begins, changes or ends
 TICK = "the run's sources"   # the key of an error of a whole tick (not one source's)
+#: the panel of fio's jobs that measure no latency (no heat map to draw: their I/Os per second instead)
+UNTIMED = "fio's reports, once a second: I/Os per second (these jobs measure no latency)"
 DDIRS = ("read", "write", "trim")
 
 
@@ -72,12 +74,22 @@ def _read_from(path: Path, offset: int) -> bytes:
         return b""
 
 
+def total_ios(report: dict) -> int:
+    """The I/Os a json+ report counts since its jobs began, every job and data direction."""
+    return sum(int((job.get(ddir) or {}).get("total_ios", 0)) for job in report.get("jobs", []) for ddir in DDIRS)
+
+
 class FioStatus:
     """One fio status file, read as it grows: each new report becomes (its time, epoch ms; per job, the
-    latency bins' counts since the report before)."""
+    latency bins' counts since the report before). A job that measures no latency (ht's: disable_clat,
+    its chapter counts work per CPU-second) has no bins: its reports still give I/Os per second
+    (`rates`: (epoch s, I/Os a second since the report before))."""
 
     def __init__(self, path: Path):
         self.path, self.offset, self.prev = Path(path), 0, {}
+        self.rates: list[tuple[float, float]] = []
+        self.binned = False
+        self._last: tuple[float, int] | None = None   # the report before: its time (s), its I/Os
 
     def poll(self) -> list[tuple[int, dict[str, dict[int, int]]]]:
         text = _read_from(self.path, self.offset).decode(errors="replace")
@@ -87,7 +99,12 @@ class FioStatus:
         self.offset += len(text[:end].encode())
         out = []
         for doc in docs:
+            t_s, ios = int(doc.get("timestamp_ms", time.time() * 1000)) / 1000, total_ios(doc)
+            if self._last is not None and t_s > self._last[0] and ios >= self._last[1]:
+                self.rates.append((t_s, (ios - self._last[1]) / (t_s - self._last[0])))
+            self._last = (t_s, ios)
             cum = job_bins(doc)
+            self.binned = self.binned or any(cum.values())
             diff = {}
             for job, bins in cum.items():
                 before = self.prev.get(job, {})
@@ -417,14 +434,22 @@ class LiveRun:
             firsts = [f for f in (c.first_s() for c in self.counters.values()) if f is not None]
             # the time axis: the map's, or where there is no map (yet), the counters' first sample
             t0 = d["t0_ms"] / 1000 if hm.n_columns else (min(firsts) if firsts else None)
+            # fio's jobs that measure no latency: their I/Os per second, every such job one after another
+            rates = sorted(r for src in self.sources.values() if not src.binned for r in src.rates)
+            if t0 is None and rates:
+                t0 = min(firsts + [rates[0][0]])
             panels: dict[str, dict] = {}   # the sources listed with one label share a panel
             for c in self.counters.values() if t0 is not None else []:
                 p = c.data(t0)
                 panels.setdefault(p["label"], {**p, "series": []})["series"] += p["series"]
+            if rates:
+                panels[UNTIMED] = {"label": UNTIMED, "unit": "I/Os per second", "series": [
+                    {"name": "fio", "x": [round(t - t0, 3) for t, _ in rates], "y": [round(v, 3) for _, v in rates]}]}
             d["counters"] = list(panels.values())
             d["samples"] = self.samples
-        if not hm.n_columns and firsts:
-            d["source"] = f"{self.lab}: " + ", ".join(dict.fromkeys(c.label for c in self.counters.values()))
+        if not hm.n_columns and (firsts or rates):
+            d["source"] = f"{self.lab}: " + ", ".join(dict.fromkeys(
+                [c.label for c in self.counters.values()] + ([UNTIMED] if rates else [])))
         # phases that began before the axis's 0: the last of them is marked at 0
         early = [(n, t) for n, t in ph if t0 is not None and t < t0][-1:]
         d["phases"] = ([{"name": n, "t_s": 0.0} for n, _ in early]
