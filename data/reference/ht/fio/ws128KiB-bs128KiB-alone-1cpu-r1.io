@@ -1,6 +1,6 @@
-rchar: 71370607043
+rchar: 90656541121
 wchar: 5983
-syscr: 544704
+syscr: 691844
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 85770045905
-wchar: 5982
-syscr: 654563
+rchar: 94760929743
+wchar: 5983
+syscr: 723158
 syscw: 3
 read_bytes: 0
-write_bytes: 20480
+write_bytes: 8192
 cancelled_write_bytes: 0

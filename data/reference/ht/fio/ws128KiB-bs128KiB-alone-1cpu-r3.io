@@ -1,6 +1,6 @@
-rchar: 82779507151
-wchar: 5981
-syscr: 631747
+rchar: 87541090769
+wchar: 5986
+syscr: 668075
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 119678110211
-wchar: 11295
-syscr: 913263
+rchar: 123028834819
+wchar: 11296
+syscr: 938827
 syscw: 3
 read_bytes: 0
-write_bytes: 24576
+write_bytes: 20480
 cancelled_write_bytes: 0

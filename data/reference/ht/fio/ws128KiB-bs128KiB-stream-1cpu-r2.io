@@ -1,7 +1,7 @@
-rchar: 88882088399
-wchar: 5980
-syscr: 678306
+rchar: 103084657103
+wchar: 5985
+syscr: 786663
 syscw: 3
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 24576
 cancelled_write_bytes: 0

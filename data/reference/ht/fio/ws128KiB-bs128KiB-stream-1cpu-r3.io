@@ -1,7 +1,7 @@
-rchar: 104566032849
-wchar: 5985
-syscr: 797965
+rchar: 97040271823
+wchar: 5984
+syscr: 740548
 syscw: 3
 read_bytes: 0
-write_bytes: 36864
+write_bytes: 28672
 cancelled_write_bytes: 0

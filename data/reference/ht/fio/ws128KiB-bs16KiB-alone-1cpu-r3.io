@@ -1,7 +1,7 @@
-rchar: 49231350224
-wchar: 5987
-syscr: 3005029
+rchar: 62312253902
+wchar: 5985
+syscr: 3803424
 syscw: 3
 read_bytes: 0
-write_bytes: 36864
+write_bytes: 8192
 cancelled_write_bytes: 0

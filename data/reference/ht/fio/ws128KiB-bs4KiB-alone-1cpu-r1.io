@@ -1,6 +1,6 @@
-rchar: 19425663437
-wchar: 5978
-syscr: 4742767
+rchar: 22291085773
+wchar: 5981
+syscr: 5442333
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

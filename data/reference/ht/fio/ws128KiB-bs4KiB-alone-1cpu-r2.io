@@ -1,7 +1,7 @@
-rchar: 20343282127
-wchar: 5979
-syscr: 4966795
+rchar: 26560567757
+wchar: 5982
+syscr: 6484687
 syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 16384
 cancelled_write_bytes: 0

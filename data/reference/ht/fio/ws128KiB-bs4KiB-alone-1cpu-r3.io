@@ -1,7 +1,7 @@
-rchar: 25125308877
-wchar: 5983
-syscr: 6134282
+rchar: 31493736909
+wchar: 5981
+syscr: 7689074
 syscw: 3
 read_bytes: 0
-write_bytes: 24576
+write_bytes: 12288
 cancelled_write_bytes: 0

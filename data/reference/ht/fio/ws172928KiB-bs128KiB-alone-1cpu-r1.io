@@ -1,7 +1,7 @@
-rchar: 22692825557
-wchar: 5979
-syscr: 173322
+rchar: 27736738261
+wchar: 5976
+syscr: 211804
 syscw: 3
 read_bytes: 0
-write_bytes: 20480
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 24805312981
-wchar: 5979
-syscr: 189439
+rchar: 25853626839
+wchar: 5984
+syscr: 197437
 syscw: 3
 read_bytes: 0
-write_bytes: 20480
+write_bytes: 32768
 cancelled_write_bytes: 0

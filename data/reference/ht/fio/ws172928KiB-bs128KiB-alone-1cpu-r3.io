@@ -1,7 +1,7 @@
-rchar: 23788718549
+rchar: 25827936725
 wchar: 5977
-syscr: 181683
+syscr: 197241
 syscw: 3
 read_bytes: 0
-write_bytes: 20480
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 31337548241
-wchar: 5975
-syscr: 239276
+rchar: 28872608209
+wchar: 5973
+syscr: 220470
 syscw: 3
 read_bytes: 0
-write_bytes: 20480
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 61702343171
-wchar: 11285
-syscr: 470943
+rchar: 56168221187
+wchar: 11289
+syscr: 428721
 syscw: 3
 read_bytes: 0
-write_bytes: 36864
+write_bytes: 40960
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 67998386765
+rchar: 58098649603
 wchar: 11283
-syscr: 518996
+syscr: 443449
 syscw: 3
 read_bytes: 0
-write_bytes: 24576
+write_bytes: 16384
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 72353516049
-wchar: 11285
-syscr: 552205
+rchar: 60025670235
+wchar: 11284
+syscr: 458169
 syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 14284818897
-wchar: 5976
-syscr: 109174
+rchar: 14790887891
+wchar: 5974
+syscr: 113035
 syscw: 3
 read_bytes: 0
-write_bytes: 49152
+write_bytes: 32768
 cancelled_write_bytes: 0

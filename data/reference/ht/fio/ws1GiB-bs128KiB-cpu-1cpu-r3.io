@@ -1,7 +1,7 @@
-rchar: 15744698825
+rchar: 13967624657
 wchar: 5972
-syscr: 120310
+syscr: 106754
 syscw: 3
 read_bytes: 0
-write_bytes: 36864
+write_bytes: 32768
 cancelled_write_bytes: 0

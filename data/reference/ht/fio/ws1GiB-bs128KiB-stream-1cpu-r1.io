@@ -1,7 +1,7 @@
-rchar: 28130347473
-wchar: 5973
-syscr: 214807
+rchar: 27558218193
+wchar: 5974
+syscr: 210442
 syscw: 3
 read_bytes: 0
-write_bytes: 36864
+write_bytes: 28672
 cancelled_write_bytes: 0

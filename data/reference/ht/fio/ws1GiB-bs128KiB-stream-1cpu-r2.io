@@ -1,7 +1,7 @@
-rchar: 31265196497
-wchar: 5974
-syscr: 238724
+rchar: 28341766609
+wchar: 5973
+syscr: 216420
 syscw: 3
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 24576
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 30469720529
-wchar: 5976
-syscr: 232655
+rchar: 27902020051
+wchar: 5972
+syscr: 213065
 syscw: 3
 read_bytes: 0
-write_bytes: 57344
+write_bytes: 28672
 cancelled_write_bytes: 0

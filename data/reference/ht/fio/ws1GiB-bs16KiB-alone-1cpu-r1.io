@@ -1,7 +1,7 @@
-rchar: 24058038738
-wchar: 5984
-syscr: 1468572
+rchar: 22548990418
+wchar: 5977
+syscr: 1376467
 syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 16384
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 23431678418
-wchar: 5980
-syscr: 1430342
+rchar: 23737534928
+wchar: 5978
+syscr: 1449010
 syscw: 3
 read_bytes: 0
-write_bytes: 20480
+write_bytes: 8192
 cancelled_write_bytes: 0

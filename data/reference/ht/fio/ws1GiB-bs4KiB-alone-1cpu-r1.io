@@ -1,7 +1,7 @@
-rchar: 15554533839
-wchar: 5985
-syscr: 3797667
+rchar: 14123866577
+wchar: 5977
+syscr: 3448383
 syscw: 3
 read_bytes: 0
-write_bytes: 36864
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 13532916175
-wchar: 5984
-syscr: 3304108
+rchar: 16056105423
+wchar: 5977
+syscr: 3920121
 syscw: 3
 read_bytes: 0
-write_bytes: 20480
+write_bytes: 8192
 cancelled_write_bytes: 0

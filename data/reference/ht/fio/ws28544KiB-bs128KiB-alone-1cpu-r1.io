@@ -1,7 +1,7 @@
-rchar: 37657971155
-wchar: 5981
-syscr: 287497
+rchar: 42724690387
+wchar: 5978
+syscr: 326153
 syscw: 3
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 28672
 cancelled_write_bytes: 0

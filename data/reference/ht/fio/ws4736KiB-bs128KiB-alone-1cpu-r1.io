@@ -1,7 +1,7 @@
-rchar: 42473949651
-wchar: 5974
-syscr: 324240
+rchar: 43383982547
+wchar: 5971
+syscr: 331183
 syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 46007126481
-wchar: 5979
-syscr: 351196
+rchar: 44190337489
+wchar: 5974
+syscr: 337335
 syscw: 3
 read_bytes: 0
-write_bytes: 36864
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 42793241043
-wchar: 5981
-syscr: 326676
+rchar: 42688776657
+wchar: 5974
+syscr: 325879
 syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 74884778443
+rchar: 95244192207
 wchar: 5982
-syscr: 571515
+syscr: 726845
 syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 74440968657
-wchar: 5984
-syscr: 568129
+rchar: 103275497935
+wchar: 5991
+syscr: 788119
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

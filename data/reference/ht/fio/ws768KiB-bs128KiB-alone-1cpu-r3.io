@@ -1,6 +1,6 @@
-rchar: 78192642513
-wchar: 5982
-syscr: 596752
+rchar: 84600097231
+wchar: 5986
+syscr: 645637
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

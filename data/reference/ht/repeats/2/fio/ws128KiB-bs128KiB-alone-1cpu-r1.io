@@ -1,7 +1,7 @@
-rchar: 96768821697
-wchar: 5981
-syscr: 738477
+rchar: 110890387905
+wchar: 5983
+syscr: 846216
 syscw: 3
 read_bytes: 0
-write_bytes: 16384
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 120834296271
-wchar: 5987
-syscr: 922082
+rchar: 105158085071
+wchar: 5984
+syscr: 802482
 syscw: 3
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 12288
 cancelled_write_bytes: 0

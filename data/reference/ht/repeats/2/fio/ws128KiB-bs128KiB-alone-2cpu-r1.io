@@ -1,6 +1,6 @@
-rchar: 112153004547
-wchar: 11295
-syscr: 855851
+rchar: 130672560715
+wchar: 11293
+syscr: 997162
 syscw: 3
 read_bytes: 0
 write_bytes: 16384

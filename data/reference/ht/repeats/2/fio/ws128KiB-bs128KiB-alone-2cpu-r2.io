@@ -1,7 +1,7 @@
-rchar: 115517360715
-wchar: 11299
-syscr: 881537
+rchar: 128219286091
+wchar: 11301
+syscr: 978445
 syscw: 3
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 20480
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 106708929041
-wchar: 11292
-syscr: 814316
+rchar: 115289033289
+wchar: 11295
+syscr: 879791
 syscw: 3
 read_bytes: 0
-write_bytes: 16384
+write_bytes: 12288
 cancelled_write_bytes: 0

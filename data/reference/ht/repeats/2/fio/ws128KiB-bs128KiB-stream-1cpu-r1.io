@@ -1,7 +1,7 @@
-rchar: 90110757327
-wchar: 5981
-syscr: 687680
+rchar: 117599177169
+wchar: 5988
+syscr: 897400
 syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 53248
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 83484412369
-wchar: 5980
-syscr: 637125
+rchar: 94804969935
+wchar: 5983
+syscr: 723494
 syscw: 3
 read_bytes: 0
-write_bytes: 24576
+write_bytes: 28672
 cancelled_write_bytes: 0

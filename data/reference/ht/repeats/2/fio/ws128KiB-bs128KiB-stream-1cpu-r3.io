@@ -1,7 +1,7 @@
-rchar: 81344137679
-wchar: 5985
-syscr: 620796
+rchar: 89906678223
+wchar: 5982
+syscr: 686123
 syscw: 3
 read_bytes: 0
-write_bytes: 49152
+write_bytes: 32768
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 75119856078
+rchar: 77014485454
 wchar: 5984
-syscr: 4585138
+syscr: 4700777
 syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 55046228430
+rchar: 82141645262
 wchar: 5984
-syscr: 3359941
+syscr: 5013714
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

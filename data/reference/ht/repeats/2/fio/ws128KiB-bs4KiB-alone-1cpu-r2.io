@@ -1,7 +1,7 @@
-rchar: 20351113677
+rchar: 20866615759
 wchar: 5979
-syscr: 4968707
+syscr: 5094562
 syscw: 3
 read_bytes: 0
-write_bytes: 24576
+write_bytes: 8192
 cancelled_write_bytes: 0

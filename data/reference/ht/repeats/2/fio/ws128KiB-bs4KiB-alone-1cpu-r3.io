@@ -1,7 +1,7 @@
-rchar: 24044853711
-wchar: 5986
-syscr: 5870499
+rchar: 31333505485
+wchar: 5985
+syscr: 7649955
 syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 24576
 cancelled_write_bytes: 0

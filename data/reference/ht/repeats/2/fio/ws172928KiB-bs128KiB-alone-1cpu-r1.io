@@ -1,7 +1,7 @@
-rchar: 24785390039
-wchar: 5975
-syscr: 189287
+rchar: 27612219861
+wchar: 5977
+syscr: 210854
 syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 33113704915
-wchar: 5974
-syscr: 252827
+rchar: 28543486419
+wchar: 5973
+syscr: 217959
 syscw: 3
 read_bytes: 0
 write_bytes: 12288

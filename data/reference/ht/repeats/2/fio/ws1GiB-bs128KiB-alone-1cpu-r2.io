@@ -1,7 +1,7 @@
-rchar: 31088249299
-wchar: 5977
-syscr: 237374
+rchar: 28568914385
+wchar: 5973
+syscr: 218153
 syscw: 3
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 32083478993
-wchar: 5977
-syscr: 244967
+rchar: 29114042833
+wchar: 5974
+syscr: 222312
 syscw: 3
 read_bytes: 0
-write_bytes: 40960
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 49736518147
+rchar: 57672272387
 wchar: 11285
-syscr: 379651
+syscr: 440196
 syscw: 3
 read_bytes: 0
-write_bytes: 20480
+write_bytes: 12288
 cancelled_write_bytes: 0

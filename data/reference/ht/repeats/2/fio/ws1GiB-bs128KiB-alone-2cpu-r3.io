@@ -1,7 +1,7 @@
-rchar: 55379692049
-wchar: 11283
-syscr: 422705
+rchar: 48009775635
+wchar: 11285
+syscr: 366477
 syscw: 3
 read_bytes: 0
-write_bytes: 16384
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 13725141449
-wchar: 5972
-syscr: 104902
+rchar: 15558052299
+wchar: 5974
+syscr: 118886
 syscw: 3
 read_bytes: 0
 write_bytes: 28672

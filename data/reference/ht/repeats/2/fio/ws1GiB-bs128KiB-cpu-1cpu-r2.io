@@ -1,7 +1,7 @@
-rchar: 13846120913
-wchar: 5973
-syscr: 105827
+rchar: 14953286089
+wchar: 5977
+syscr: 114272
 syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 49152
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 14257555921
-wchar: 5974
-syscr: 108966
+rchar: 16876374473
+wchar: 5972
+syscr: 128944
 syscw: 3
 read_bytes: 0
 write_bytes: 28672

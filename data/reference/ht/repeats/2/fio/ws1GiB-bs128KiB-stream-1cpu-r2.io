@@ -1,6 +1,6 @@
-rchar: 28765915601
-wchar: 5973
-syscr: 219656
+rchar: 27934788049
+wchar: 5974
+syscr: 213315
 syscw: 3
 read_bytes: 0
 write_bytes: 24576

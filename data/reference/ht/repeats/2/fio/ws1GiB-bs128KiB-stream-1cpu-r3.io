@@ -1,7 +1,7 @@
-rchar: 25180441041
-wchar: 5972
-syscr: 192301
+rchar: 26863143377
+wchar: 5974
+syscr: 205139
 syscw: 3
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 23309109714
-wchar: 5977
-syscr: 1422861
+rchar: 24413358544
+wchar: 5984
+syscr: 1490259
 syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 45056
 cancelled_write_bytes: 0

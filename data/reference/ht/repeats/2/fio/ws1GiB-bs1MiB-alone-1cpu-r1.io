@@ -1,6 +1,6 @@
-rchar: 29103294932
-wchar: 5970
-syscr: 27945
+rchar: 28697496018
+wchar: 5969
+syscr: 27558
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

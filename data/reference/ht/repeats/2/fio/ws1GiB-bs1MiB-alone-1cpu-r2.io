@@ -1,6 +1,6 @@
-rchar: 27012434386
-wchar: 5970
-syscr: 25951
+rchar: 29713566162
+wchar: 5969
+syscr: 28527
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

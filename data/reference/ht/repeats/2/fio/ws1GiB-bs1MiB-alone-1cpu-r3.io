@@ -1,6 +1,6 @@
-rchar: 29884484050
-wchar: 5970
-syscr: 28690
+rchar: 32904382930
+wchar: 5969
+syscr: 31570
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

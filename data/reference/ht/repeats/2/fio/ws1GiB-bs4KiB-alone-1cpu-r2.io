@@ -1,6 +1,6 @@
-rchar: 16778295759
+rchar: 17414134225
 wchar: 5978
-syscr: 4096437
+syscr: 4251671
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

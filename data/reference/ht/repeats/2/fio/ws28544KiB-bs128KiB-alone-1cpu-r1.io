@@ -1,7 +1,7 @@
-rchar: 37390715347
-wchar: 5977
-syscr: 285458
+rchar: 41377270227
+wchar: 5979
+syscr: 315873
 syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 17708419541
-wchar: 5974
-syscr: 135294
+rchar: 30174153171
+wchar: 5975
+syscr: 230400
 syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 41918859729
-wchar: 5972
-syscr: 320005
+rchar: 49588275665
+wchar: 5975
+syscr: 378518
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

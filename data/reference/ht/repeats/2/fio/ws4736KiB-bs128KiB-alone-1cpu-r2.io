@@ -1,6 +1,6 @@
-rchar: 42267380177
+rchar: 45783648721
 wchar: 5973
-syscr: 322664
+syscr: 349491
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 48563030483
-wchar: 5974
-syscr: 370696
+rchar: 51810601425
+wchar: 5977
+syscr: 395473
 syscw: 3
 read_bytes: 0
-write_bytes: 20480
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 83305630155
-wchar: 5981
-syscr: 635761
+rchar: 81626991055
+wchar: 5980
+syscr: 622954
 syscw: 3
 read_bytes: 0
-write_bytes: 16384
+write_bytes: 8192
 cancelled_write_bytes: 0

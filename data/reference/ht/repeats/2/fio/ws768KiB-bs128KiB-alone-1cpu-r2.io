@@ -1,7 +1,7 @@
-rchar: 101099440591
-wchar: 5984
-syscr: 771517
+rchar: 92937062863
+wchar: 5983
+syscr: 709243
 syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 106447833553
-wchar: 5985
-syscr: 812322
+rchar: 84790020559
+wchar: 5980
+syscr: 647086
 syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

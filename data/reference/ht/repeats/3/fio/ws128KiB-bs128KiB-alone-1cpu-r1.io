@@ -1,7 +1,7 @@
-rchar: 103498713539
-wchar: 5984
-syscr: 789822
+rchar: 92935227841
+wchar: 5982
+syscr: 709229
 syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

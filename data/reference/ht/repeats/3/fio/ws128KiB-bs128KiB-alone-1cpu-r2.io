@@ -1,6 +1,6 @@
-rchar: 93068921295
-wchar: 5983
-syscr: 710249
+rchar: 100743973329
+wchar: 5984
+syscr: 768805
 syscw: 3
 read_bytes: 0
 write_bytes: 12288

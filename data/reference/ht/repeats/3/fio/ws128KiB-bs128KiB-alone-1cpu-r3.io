@@ -1,6 +1,6 @@
-rchar: 86142159311
-wchar: 5980
-syscr: 657402
+rchar: 95457839569
+wchar: 5983
+syscr: 728475
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 94307158531
-wchar: 11296
-syscr: 719698
+rchar: 120380262987
+wchar: 11298
+syscr: 918638
 syscw: 3
 read_bytes: 0
-write_bytes: 36864
+write_bytes: 16384
 cancelled_write_bytes: 0

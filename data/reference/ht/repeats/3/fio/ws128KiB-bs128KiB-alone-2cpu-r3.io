@@ -1,6 +1,6 @@
-rchar: 102073174619
-wchar: 11292
-syscr: 778966
+rchar: 119251733009
+wchar: 11299
+syscr: 910010
 syscw: 3
 read_bytes: 0
 write_bytes: 12288

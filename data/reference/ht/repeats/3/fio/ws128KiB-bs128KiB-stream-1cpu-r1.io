@@ -1,7 +1,7 @@
-rchar: 84035439055
-wchar: 5985
-syscr: 641329
+rchar: 89349491151
+wchar: 5986
+syscr: 681872
 syscw: 3
 read_bytes: 0
-write_bytes: 53248
+write_bytes: 49152
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 96111495631
-wchar: 5983
-syscr: 733462
+rchar: 91466172881
+wchar: 5984
+syscr: 698021
 syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 24576
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 86509160911
-wchar: 5980
-syscr: 660202
+rchar: 92608989649
+wchar: 5983
+syscr: 706740
 syscw: 3
 read_bytes: 0
 write_bytes: 28672

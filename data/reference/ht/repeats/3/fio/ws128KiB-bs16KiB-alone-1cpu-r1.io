@@ -1,6 +1,6 @@
-rchar: 50278484432
-wchar: 5979
-syscr: 3068941
+rchar: 85486045646
+wchar: 5985
+syscr: 5217840
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 56410327502
-wchar: 5982
-syscr: 3443199
+rchar: 54443264462
+wchar: 5983
+syscr: 3323139
 syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

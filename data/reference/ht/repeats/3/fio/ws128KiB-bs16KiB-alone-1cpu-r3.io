@@ -1,7 +1,7 @@
-rchar: 52807666128
+rchar: 58647710158
 wchar: 5983
-syscr: 3223310
+syscr: 3579758
 syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

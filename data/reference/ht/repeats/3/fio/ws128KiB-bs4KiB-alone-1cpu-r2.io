@@ -1,7 +1,7 @@
-rchar: 23578126797
-wchar: 5980
-syscr: 5756552
+rchar: 31994223053
+wchar: 5982
+syscr: 7811263
 syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

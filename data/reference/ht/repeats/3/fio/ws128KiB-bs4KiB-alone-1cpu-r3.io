@@ -1,6 +1,6 @@
-rchar: 25363405261
-wchar: 5980
-syscr: 6192411
+rchar: 28222409165
+wchar: 5982
+syscr: 6890410
 syscw: 3
 read_bytes: 0
 write_bytes: 12288

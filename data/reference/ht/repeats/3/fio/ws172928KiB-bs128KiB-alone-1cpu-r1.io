@@ -1,7 +1,7 @@
-rchar: 21333608917
-wchar: 5977
-syscr: 162952
+rchar: 27478133205
+wchar: 5976
+syscr: 209831
 syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

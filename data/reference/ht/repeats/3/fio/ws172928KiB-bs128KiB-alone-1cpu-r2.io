@@ -1,7 +1,7 @@
-rchar: 22166309333
-wchar: 5978
-syscr: 169305
+rchar: 27200915925
+wchar: 5980
+syscr: 207716
 syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 36864
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 20372457941
-wchar: 5975
-syscr: 155619
+rchar: 27891141079
+wchar: 5977
+syscr: 212982
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

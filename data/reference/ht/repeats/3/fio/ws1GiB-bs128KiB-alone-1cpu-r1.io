@@ -1,6 +1,6 @@
-rchar: 28739570129
-wchar: 5973
-syscr: 219455
+rchar: 29202516433
+wchar: 5972
+syscr: 222987
 syscw: 3
 read_bytes: 0
 write_bytes: 12288

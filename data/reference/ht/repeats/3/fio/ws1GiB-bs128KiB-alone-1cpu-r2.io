@@ -1,6 +1,6 @@
-rchar: 28906949073
+rchar: 30438394321
 wchar: 5973
-syscr: 220732
+syscr: 232416
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 26422741459
+rchar: 33033619921
 wchar: 5974
-syscr: 201779
+syscr: 252216
 syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 50800298533
+rchar: 63187389003
 wchar: 11285
-syscr: 387775
+syscr: 482291
 syscw: 3
 read_bytes: 0
-write_bytes: 24576
+write_bytes: 20480
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 54681995779
+rchar: 64105155075
 wchar: 11285
-syscr: 417382
+syscr: 489275
 syscw: 3
 read_bytes: 0
 write_bytes: 12288

@@ -1,7 +1,7 @@
-rchar: 54156921433
-wchar: 11283
-syscr: 413394
+rchar: 58144000529
+wchar: 11285
+syscr: 443795
 syscw: 3
 read_bytes: 0
-write_bytes: 16384
+write_bytes: 28672
 cancelled_write_bytes: 0

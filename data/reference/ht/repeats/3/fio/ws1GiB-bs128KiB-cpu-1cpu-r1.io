@@ -1,6 +1,6 @@
-rchar: 13789366737
-wchar: 5972
-syscr: 105394
+rchar: 12837915081
+wchar: 5971
+syscr: 98133
 syscw: 3
 read_bytes: 0
 write_bytes: 28672

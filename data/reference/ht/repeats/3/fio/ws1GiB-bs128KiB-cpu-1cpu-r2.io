@@ -1,6 +1,6 @@
-rchar: 14496106955
-wchar: 5973
-syscr: 110784
+rchar: 13467453905
+wchar: 5971
+syscr: 102938
 syscw: 3
 read_bytes: 0
 write_bytes: 28672

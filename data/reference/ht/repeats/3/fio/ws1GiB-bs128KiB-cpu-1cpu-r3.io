@@ -1,7 +1,7 @@
-rchar: 11933387211
-wchar: 5972
-syscr: 91232
+rchar: 14473824721
+wchar: 5975
+syscr: 110616
 syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 45056
 cancelled_write_bytes: 0

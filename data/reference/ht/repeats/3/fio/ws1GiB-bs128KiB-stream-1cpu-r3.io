@@ -1,7 +1,7 @@
-rchar: 26084444625
-wchar: 5974
-syscr: 199198
+rchar: 28016445907
+wchar: 5973
+syscr: 213938
 syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 32768
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 22770911698
-wchar: 5983
-syscr: 1390012
+rchar: 29220243920
+wchar: 5979
+syscr: 1783648
 syscw: 3
 read_bytes: 0
-write_bytes: 45056
+write_bytes: 20480
 cancelled_write_bytes: 0

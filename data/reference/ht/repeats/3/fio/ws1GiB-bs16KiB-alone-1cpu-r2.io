@@ -1,7 +1,7 @@
-rchar: 24685332944
-wchar: 5983
-syscr: 1506859
+rchar: 23139224016
+wchar: 5980
+syscr: 1412492
 syscw: 3
 read_bytes: 0
-write_bytes: 28672
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 25149262290
-wchar: 5979
-syscr: 1535175
+rchar: 22621555152
+wchar: 5978
+syscr: 1380896
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

@@ -1,7 +1,7 @@
-rchar: 25867389394
-wchar: 5969
-syscr: 24859
+rchar: 31227709908
+wchar: 5971
+syscr: 29971
 syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 27481147860
-wchar: 5969
-syscr: 26398
+rchar: 26427328980
+wchar: 5971
+syscr: 25393
 syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 28672
 cancelled_write_bytes: 0

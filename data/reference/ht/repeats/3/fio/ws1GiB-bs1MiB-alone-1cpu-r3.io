@@ -1,6 +1,6 @@
-rchar: 29788015060
-wchar: 5970
-syscr: 28598
+rchar: 26281576914
+wchar: 5969
+syscr: 25254
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

@@ -1,6 +1,6 @@
-rchar: 15871510993
-wchar: 5979
-syscr: 3875054
+rchar: 18403080655
+wchar: 5980
+syscr: 4493113
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

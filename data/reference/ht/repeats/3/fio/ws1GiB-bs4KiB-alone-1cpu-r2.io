@@ -1,6 +1,6 @@
-rchar: 14820596175
-wchar: 5978
-syscr: 3618483
+rchar: 16508647887
+wchar: 5979
+syscr: 4030605
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

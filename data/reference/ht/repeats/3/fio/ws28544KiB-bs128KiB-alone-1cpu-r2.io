@@ -1,7 +1,7 @@
-rchar: 19564923347
-wchar: 5979
-syscr: 149458
+rchar: 37342742997
+wchar: 5975
+syscr: 285092
 syscw: 3
 read_bytes: 0
-write_bytes: 32768
+write_bytes: 8192
 cancelled_write_bytes: 0

@@ -1,7 +1,7 @@
-rchar: 20237191635
-wchar: 5980
-syscr: 154587
+rchar: 45069175251
+wchar: 5979
+syscr: 344040
 syscw: 3
 read_bytes: 0
-write_bytes: 24576
+write_bytes: 28672
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 37596105169
-wchar: 5974
-syscr: 287025
+rchar: 49962355153
+wchar: 5975
+syscr: 381372
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

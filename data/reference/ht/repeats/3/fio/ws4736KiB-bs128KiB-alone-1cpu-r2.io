@@ -1,6 +1,6 @@
-rchar: 38076090833
+rchar: 41856338385
 wchar: 5972
-syscr: 290687
+syscr: 319528
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

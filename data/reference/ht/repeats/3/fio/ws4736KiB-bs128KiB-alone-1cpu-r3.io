@@ -1,7 +1,7 @@
-rchar: 39529548241
-wchar: 5973
-syscr: 301776
+rchar: 48164702673
+wchar: 5975
+syscr: 367657
 syscw: 3
 read_bytes: 0
-write_bytes: 8192
+write_bytes: 12288
 cancelled_write_bytes: 0

@@ -1,6 +1,6 @@
-rchar: 87485254093
-wchar: 5983
-syscr: 667649
+rchar: 106587949521
+wchar: 5985
+syscr: 813391
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

@@ -1,6 +1,6 @@
-rchar: 80375122383
+rchar: 84532201935
 wchar: 5981
-syscr: 613403
+syscr: 645119
 syscw: 3
 read_bytes: 0
 write_bytes: 8192

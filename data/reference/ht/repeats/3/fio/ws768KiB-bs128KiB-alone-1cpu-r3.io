@@ -1,7 +1,7 @@
-rchar: 81778772431
-wchar: 5980
-syscr: 624112
+rchar: 85809498575
+wchar: 5981
+syscr: 654864
 syscw: 3
 read_bytes: 0
-write_bytes: 12288
+write_bytes: 8192
 cancelled_write_bytes: 0
