@@ -100,13 +100,13 @@ def _start(lab, *extra):
 
 
 #: The container whose appearance means a lab is mid-run (its main fio job has started).
-MID_RUN = {"heatmaps": "", "logzilla": "-fio", "l2arc": "-random-reads", "elinks": "-tracer",
+MID_RUN = {"heatmaps": "", "logzilla": "-sync-writes", "l2arc": "-random-reads", "elinks": "-tracer",
            "bad-cable": "-client1", "jbod": "-fio-phase1", "latency-art": "-icy-lake", "benchmarking": "-traps",
            "stepping": "-stepped", "ht": "-fio-2cpu", "streaming": "-fio", "dedup": "-planted",
            # regression: the first warm-up read (as long as a round: -p phase=60s); the first round
            # comes after both warm-ups, two minutes later
            "disk-model": "-components", "regression": "-warmup-before",
-           "durability": "-writers", "load": "-clients", "nfs-layers": "-fio"}
+           "durability": "-writers", "load": "-clients", "nfs-layers": "-nfs-sync-writes"}
 
 
 def _wait_for_containers(run_ids_before, timeout=240, suffix=""):
