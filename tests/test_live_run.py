@@ -469,8 +469,8 @@ def test_a_lab_that_keeps_fio_running_shows_every_job_live(lab, docker_ok, artif
     measurements one after another, durability's writers in the background) list every fio job for
     the page, and the page draws fio's reports: its map's source is fio, with I/Os counted."""
     p, said, url, _ = _watched(lab)
-    drawn = None
-    while p.poll() is None:
+    drawn, t_end = None, time.time() + 900   # a smoke run's few minutes, with room; _passed then waits its own 300 s
+    while p.poll() is None and time.time() < t_end:
         try:
             d = json.loads(_get(url + "map.json"))
         except OSError:   # a page slow to answer on a busy machine (ht loads both CPUs), or gone with the run

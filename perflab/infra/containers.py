@@ -470,9 +470,6 @@ def volumes_disk(client, scratch_root: Path | None = None) -> str:
     (chapters/benchmarking.md, chapters/stepping.md)."""
     import os
 
-    if scratch_root is None:   # a lab that still passes only the client (issue 42): its run's options
-        ctx = context.opened()
-        scratch_root = ctx.options.scratch if ctx is not None else None
     root = scratch_root or client.info().get("DockerRootDir", "/var/lib/docker")
     what = "the scratch directory" if scratch_root else "Docker's data root"
     dev = os.stat(root).st_dev

@@ -56,7 +56,7 @@ def image_tag(ctx: LabContext, name: str) -> str:
 
 
 #: The contexts of the runs whose session is open in this process, by run id. Only for the labs that
-#: still pass a bare run id to Topology (or only a Docker client to volumes_disk) instead of their
+#: still pass a bare run id to Topology instead of their
 #: context: they get their run's options all the same. Issue 42: gone once every lab passes `ctx`.
 _OPEN: dict[str, LabContext] = {}
 
@@ -71,8 +71,6 @@ def opening(ctx: LabContext):
         _OPEN.pop(ctx.run_id, None)
 
 
-def opened(run_id: str | None = None) -> LabContext | None:
-    """The open context of run `run_id`; without one, the only open context (None if none or several)."""
-    if run_id is not None:
-        return _OPEN.get(run_id)
-    return next(iter(_OPEN.values())) if len(_OPEN) == 1 else None
+def opened(run_id: str) -> LabContext | None:
+    """The open context of run `run_id` (None: no run of that id is open in this process)."""
+    return _OPEN.get(run_id)
