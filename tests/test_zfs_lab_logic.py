@@ -161,3 +161,79 @@ def test_export_waits_out_a_busy_pool_and_fails_on_anything_else(monkeypatch):
     with pytest.raises(zfs.ExecFailed, match="busy"):
         srv.export_pool(within_s=-1)
     assert len(calls) == 1
+
+
+class _StoppedContainer:
+    """A server container whose main process (zfs-fuse) died: stopped until started again."""
+
+    name = "perflab-x-zfs"
+
+    def __init__(self):
+        self.status, self.starts = "exited", 0
+        self.attrs = {"State": {"ExitCode": 139, "FinishedAt": "2026-11-29T05:23:36Z"}}
+
+    def reload(self):
+        pass
+
+    def start(self):
+        self.starts += 1
+        self.status = "running"
+
+
+class _Recorder:
+    def __init__(self):
+        self.prov = {}
+
+    def provenance(self, **kv):
+        self.prov.update(kv)
+
+
+def test_a_crash_at_zpool_create_starts_the_server_again_once_and_is_recorded(monkeypatch):
+    from types import SimpleNamespace
+
+    from perflab.infra import zfs
+
+    dropped = []
+    monkeypatch.setattr(zfs, "drop_mounts_below", lambda export: dropped.append(export) or ["/x/tank"])
+    monkeypatch.setattr(zfs, "wait_until", lambda pred, timeout, what, **kw: pred())
+    create = zfs.create_pool_cmd(["mirror", "/disks/d0", "/disks/d1"], {"atime": "off"})
+    srv, calls = _server_answering([(137, "Defaulting to 4K blocksize"), (0, ""), (0, "")])
+    ctx = _Recorder()
+    srv.topo, srv.container = SimpleNamespace(ctx=ctx), _StoppedContainer()
+    srv.create_pool(["mirror", "/disks/d0", "/disks/d1"], {"atime": "off"})
+    # tried, zfs-fuse answers again after one start, the pool tried again
+    assert calls == [create, ["zpool", "list"], create]
+    assert srv.container.starts == 1 and dropped == [srv.export]
+    assert ctx.prov["zfs_fuse_restarts"] == [{"during": "zpool create tank", "exit_code": 139,
+                                              "finished_at": "2026-11-29T05:23:36Z", "dropped_mounts": ["/x/tank"]}]
+
+    # a second crash is not retried
+    srv.container.status = "exited"
+    calls.clear()
+    srv.exec = lambda cmd, check=True, **kw: calls.append(cmd) or (137, "")
+    with pytest.raises(zfs.ExecFailed, match="exit 137"):
+        srv.create_pool(["mirror", "/disks/d0", "/disks/d1"], {"atime": "off"})
+    assert len(calls) == 1 and srv.container.starts == 1
+
+
+def test_a_failed_zpool_create_with_the_server_up_is_not_retried(monkeypatch):
+    from types import SimpleNamespace
+
+    from perflab.infra import zfs
+
+    clock = [0.0]
+    monkeypatch.setattr(zfs.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(zfs.time, "sleep", lambda s: clock.__setitem__(0, clock[0] + s))
+
+    srv, calls = _server_answering([(1, "cannot create 'tank': one or more devices is currently unavailable")])
+    srv.topo, srv.container = SimpleNamespace(ctx=None), _StoppedContainer()
+    with pytest.raises(zfs.ExecFailed, match="currently unavailable"):   # not killed: not a crash
+        srv.create_pool(["/disks/d0"], {})
+    assert len(calls) == 1 and srv.container.starts == 0
+    # killed, but the server still running: not a crash of zfs-fuse either
+    srv, calls = _server_answering([(137, "")])
+    srv.topo, srv.container = SimpleNamespace(ctx=None), _StoppedContainer()
+    srv.container.status = "running"
+    with pytest.raises(zfs.ExecFailed, match="exit 137"):
+        srv.create_pool(["/disks/d0"], {})
+    assert len(calls) == 1 and srv.container.starts == 0 and 10 < clock[0] < 11   # waited 10 s for it to stop

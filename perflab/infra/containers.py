@@ -138,10 +138,11 @@ class Topology:
             ctx = context.opened(ctx) or ctx
         if isinstance(ctx, str):
             self.run_id, self.lab, self.options, self.ledger, self.estimate_s = ctx, lab, RunOptions(), None, None
-            self.data_dir = None
+            self.data_dir, self.ctx = None, None
         else:
             self.run_id, self.lab, self.options = ctx.run_id, lab or ctx.lab.name, ctx.options
             self.ledger, self.estimate_s, self.data_dir = ctx.ledger, ctx.estimate_s, ctx.data_dir
+            self.ctx: LabContext | None = ctx   # what the run's services record in its provenance
         self.client = client
         self.labels = labels.labels(self.run_id, self.lab, self.data_dir)
         self.profiles = profiles

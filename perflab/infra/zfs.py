@@ -11,6 +11,7 @@ from __future__ import annotations
 from perflab.errors import Failed
 
 import contextlib
+import logging
 import re
 import time
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ DEVLOG = "/devlog"
 SLOW_LOG_BACKING = "/backing-log"   # a slow log device's file (ZfsServer.add_disk_log) ...
 SLOW_LOG_DIR = "/slowlog"           # ... served by its own slowdisk mount
 #: the ARC's counters ZfsServer.start_kstat_sampler samples unless told others
+log = logging.getLogger(__name__)
 ARC_COUNTERS = ("hits", "misses", "l2_hits", "l2_misses", "l2_size", "size", "c", "l2_feeds", "l2_write_bytes")
 
 
@@ -147,6 +149,8 @@ class ZfsServer:
     export: Path  # host side of /export
     volume: object = None   # the volume that holds the pool's files (/backing)
     devlog: Path | None = None   # host side of /devlog (the emulated disks' per-I/O logs)
+    disks_mount: list | None = None   # the slowdisk command that serves /disks (make_disks)
+    restarts: list | None = None      # the times zfs-fuse stopped and was started again (create_pool)
 
     @classmethod
     def start(cls, topo: Topology, image: str, export: Path, devlog: Path, zfs_fuse_args: str = "",
@@ -186,8 +190,8 @@ class ZfsServer:
         names = [f"d{i}" for i in range(n)]
         self.sh(" && ".join([f"truncate -s {size} {BACKING}/{d}" for d in names] + [f"mkdir -p {DISKS}"]))
         opts = ",".join(model.to_options() + [f"log_dir={DEVLOG}"])
-        self.exec(["slowdisk", BACKING, DISKS, "-f", "-o", opts], detach=True)
-        wait_until(lambda: " fuse.slowdisk " in self.sh("cat /proc/mounts"), 20, "slowdisk mount")
+        self.disks_mount = ["slowdisk", BACKING, DISKS, "-f", "-o", opts]
+        self._mount_disks()
         if self.devlog is not None:   # a watched run's page draws each disk's log as it is flushed
             announce("device-logs", "pool disks", live=self.topo.live_list, dir=self.devlog)
         return [f"{DISKS}/{d}" for d in names]
@@ -202,9 +206,57 @@ class ZfsServer:
         self.create_pool(layout, props)
         return layout
 
+    def _mount_disks(self) -> None:
+        self.exec(self.disks_mount, detach=True)
+        wait_until(lambda: " fuse.slowdisk " in self.sh("cat /proc/mounts"), 20, "slowdisk mount")
+
     def create_pool(self, layout: list[str], props: dict[str, str], name: str = POOL) -> None:
-        """`zpool create -f` (also over the disks of an exported pool), mounted at /export/<name>."""
-        self.exec(create_pool_cmd(layout, props, name))
+        """`zpool create -f` (also over the disks of an exported pool), mounted at /export/<name>.
+
+        zfs-fuse, the container's main process, has crashed during `zpool create` (a segfault, in a CI
+        run on 2026-11-29; the container stopped and zpool was killed, exit 137). A pool being created
+        holds no data yet, so then, and only then, the server is started again once over the same
+        disk files (restart_after_crash) and the pool created again: the run's provenance says so
+        (zfs_fuse_restarts). Any other failure, or a second crash, raises ExecFailed."""
+        cmd = create_pool_cmd(layout, props, name)
+        code, text = self.exec(cmd, check=False)
+        if code == 0:
+            return
+        if code != 137 or self.restarts or not self.stopped(within_s=10):
+            raise ExecFailed(f"{' '.join(cmd)}: exit {code}: {text.strip()[-800:]}")
+        self.restart_after_crash(f"zpool create {name}")
+        self.exec(cmd)
+
+    def stopped(self, within_s: float) -> bool:
+        """Whether the container stops within `within_s` s: Docker still called it running for a moment
+        after an exec in it was killed by its main process's end (0.1 s, on 2026-11-29)."""
+        deadline = time.monotonic() + within_s
+        while True:
+            with containers.engine_call(f"inspecting container {self.container.name}"):
+                self.container.reload()
+            if self.container.status != "running":
+                return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.2)
+
+    def restart_after_crash(self, during: str) -> None:
+        """The stopped server started again: the dead pool mounts the host still lists below the
+        export dropped, zfs-fuse answering, /disks served again as make_disks served it. Recorded in
+        self.restarts and in the run's provenance, and told on stderr."""
+        state = self.container.attrs.get("State") or {}
+        event = {"during": during, "exit_code": state.get("ExitCode"), "finished_at": state.get("FinishedAt")}
+        log.warning("zfs-fuse stopped (container exit %s) during %s; starting the server again over the same "
+                    "disk files (recorded in run.json, provenance.zfs_fuse_restarts)", event["exit_code"], during)
+        event["dropped_mounts"] = drop_mounts_below(self.export)
+        with containers.engine_call(f"starting container {self.container.name} again"):
+            self.container.start()
+        wait_until(lambda: self.exec(["zpool", "list"], check=False)[0] == 0, 30, "zfs-fuse (started again)")
+        if self.disks_mount:
+            self._mount_disks()
+        self.restarts = [*(self.restarts or []), event]
+        if self.topo.ctx is not None:
+            self.topo.ctx.provenance(zfs_fuse_restarts=self.restarts)
 
     def add_disk_log(self, size_mb: int, model: DiskModel, log_subdir: str | None = None) -> str:
         """A log device on an emulated disk of `model` (a second slowdisk mount). Its per-I/O log goes
