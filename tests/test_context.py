@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from perflab.config.options import RunOptions
-from perflab.fio import jobs, live
+from perflab.fio import jobs
 from perflab.infra import containers, context
 from perflab.run import session
 from support.labctx import Ctx, ctx
@@ -74,14 +74,9 @@ def test_topology_takes_every_option_from_the_context(manifest, tmp_path, monkey
     topo.close()
 
 
-def test_a_bare_run_id_gets_its_open_runs_options_else_the_defaults(manifest, tmp_path):
-    c = ctx(manifest, tmp_path, run_id="r8", options=RunOptions(cpus=0.5, live=True))
-    assert containers.Topology("r8").options == RunOptions()   # no run of that id open here
-    with context.opening(c):
-        topo = containers.Topology("r8", "heatmaps")
-        assert topo.options.cpus == 0.5 and topo.live_list == c.data_dir / "live.jsonl"
-        assert containers.Topology("other").options == RunOptions()
-    assert context.opened("r8") is None
+def test_a_bare_run_id_gets_the_default_options(manifest, tmp_path):
+    topo = containers.Topology("r8", "heatmaps")
+    assert topo.options == RunOptions() and topo.live_list is None and topo.ctx is None
 
 
 def test_a_containers_limit_follows_the_runs_estimate(manifest, tmp_path):
@@ -89,8 +84,7 @@ def test_a_containers_limit_follows_the_runs_estimate(manifest, tmp_path):
     assert containers.default_timeout(topo.estimate_s) == containers.RUN_MARGIN * 40 + containers.RUN_EXTRA_S
 
 
-def test_fio_reports_to_the_page_the_topology_names_not_the_environment(manifest, tmp_path, monkeypatch):
-    monkeypatch.setenv(live.LIVE_ENV, str(tmp_path / "elsewhere.jsonl"))
+def test_fio_reports_to_the_page_the_topology_names(manifest, tmp_path):
     watched = containers.Topology(ctx(manifest, tmp_path, options=RunOptions(live=True)))
     cmd = jobs.command(tmp_path, "job", "job.fio", live=watched.live_list)
     assert "--status-interval=1" in " ".join(cmd)
@@ -100,43 +94,27 @@ def test_fio_reports_to_the_page_the_topology_names_not_the_environment(manifest
     assert unwatched.live_list is None
     assert jobs.command(tmp_path, "job", "job.fio", live=None) == [
         "fio", "--output-format=json", "--output=job.json", "job.fio"]
-    assert not (tmp_path / "elsewhere.jsonl").exists()
 
 
-def _fake_lab(records_itself: bool):
+def _fake_lab():
     def run(c):
         Path(c.data_dir, "raw.txt").write_text("3 4")
-        if records_itself:
-            c.metric(sum=-1)
 
     return types.SimpleNamespace(plan=lambda p: [("work", 1.0), ("collect", 1.0)], run=run,
                                  load=lambda d: [int(x) for x in Path(d, "raw.txt").read_text().split()],
                                  summary=lambda xs: {"sum": sum(xs), "n": len(xs)})
 
 
-@pytest.mark.parametrize("records_itself", [False, True])
-def test_the_session_collects_what_run_made(manifest, tmp_path, records_itself, monkeypatch):
-    """run() makes raw files; the session reads them back (summary(load())) as the "collect" phase.
-    A lab whose run() still records its metrics keeps them (issue 42: until the last one moves)."""
+def test_the_session_collects_what_run_made(manifest, tmp_path, monkeypatch):
+    """run() makes raw files; the session reads them back (summary(load())) as the "collect" phase."""
     d = tmp_path / "run"
     d.mkdir()
     s = session.Session(manifest, manifest.lab("heatmaps"), "live", "smoke", {}, d, None)
-    lab = _fake_lab(records_itself)
-    monkeypatch.setattr(s, "module", lambda: lab)
-    seen = []
-    monkeypatch.setattr(context, "opening", _spy(context.opening, seen))
+    monkeypatch.setattr(s, "module", _fake_lab)
     s.execute()
-    assert s.metrics == ({"sum": -1} if records_itself else {"sum": 7, "n": 2})
-    assert s.estimate_s == 2.0 and seen == [s.run_id]
+    assert s.metrics == {"sum": 7, "n": 2} and s.estimate_s == 2.0
     phases = [json.loads(x) for x in (d / "progress.jsonl").read_text().splitlines()]
-    assert [p["phase"] for p in phases if p["event"] == "start"] == ([] if records_itself else ["collect"])
-
-
-def _spy(fn, seen):
-    def spy(c):
-        seen.append(c.run_id)
-        return fn(c)
-    return spy
+    assert [p["phase"] for p in phases if p["event"] == "start"] == ["collect"]
 
 
 def test_the_contract_is_a_protocol_tests_can_meet(manifest, tmp_path):

@@ -28,9 +28,6 @@ rules to each labs/<lab>/*.py:
    like any string, but the patterns above are paths and file names, not words.
 
 (Import circles inside a lab package, counting imports inside functions: tests/test_layers.py.)
-
-Labs are converted one at a time, so NOT_YET names the labs that still break a rule and what they do. Both lists can only shrink: a lab outside a list must be clean, and a lab
-in it must still break the rule (a converted lab must come off).
 """
 from __future__ import annotations
 
@@ -42,12 +39,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-
-#: {lab: what it still does (issue 42)}: labs that still touch Docker's client or the host themselves
-NOT_YET = {
-    "bad-cable": "Docker's client API: exec_create/exec_start for the server's sampler, networks.get().connect "
-                 "for a hosts network, docker_client().networks.list() in validate (issue 42)",
-}
 
 DOCKER_ATTRS = frozenset({"client", "api", "exec_create", "exec_start", "exec_inspect", "networks", "containers",
                           "from_env", "APIClient", "DockerClient", "docker_client"})
@@ -143,19 +134,10 @@ def lab_plumbing(pkg: Path) -> list[str]:
     return [b for p in sorted(pkg.glob("*.py")) for b in plumbing(p.read_text(), str(p.relative_to(ROOT)))]
 
 
-def test_the_lists_name_labs_that_exist():
-    names = {p.name for p in lab_packages()}
-    assert set(NOT_YET) <= names, sorted(set(NOT_YET) - names)
-
-
 @pytest.mark.parametrize("pkg", lab_packages(), ids=lambda p: p.name)
 def test_a_lab_leaves_docker_and_the_host_to_the_toolkit(pkg):
     bad = lab_plumbing(pkg)
-    if pkg.name in NOT_YET:
-        assert bad, (f"labs/{pkg.name} no longer touches Docker's client or the host ({NOT_YET[pkg.name]}): "
-                     "take it off NOT_YET in tests/test_lab_plumbing.py")
-    else:
-        assert not bad, f"labs/{pkg.name} does the toolkit's plumbing itself:\n" + "\n".join(bad)
+    assert not bad, f"labs/{pkg.name} does the toolkit's plumbing itself:\n" + "\n".join(bad)
 
 
 # -- the finders can fail ---------------------------------------------------------------------------------

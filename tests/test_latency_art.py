@@ -53,7 +53,10 @@ def test_icy_lake_simulation_gives_an_x_with_the_predicted_slope(lab):
     assert m["icy_d0_drift_us"] > 0 > m["icy_d1_drift_us"]
     assert m["icy_d0_drift_us"] == pytest.approx(11.56, rel=0.3)
     assert m["icy_d1_drift_us"] == pytest.approx(-11.56, rel=0.3)
-    assert m["icy_d0_wraps"] >= 2   # a sawtooth: the line wraps round the rotation
+    assert m["icy_d0_net_wraps"] >= 2 and m["icy_d1_net_wraps"] >= 2   # a sawtooth: the lines wrap round
+    # unwrapped, each line moves by the predicted step per write, d0 up and d1 down as much
+    assert m["icy_d0_net_us"] == pytest.approx(11.56, rel=0.1) and m["icy_d1_net_us"] == pytest.approx(-11.56, rel=0.1)
+    assert -m["icy_d1_net_ms_s"] / m["icy_d0_net_ms_s"] == pytest.approx(1, rel=0.1)
 
 
 def test_icy_lake_in_step_spindles_do_not_drift(lab):
@@ -175,11 +178,12 @@ def test_device_phases_use_the_device_clock(lab):
     assert list(dv.device_p50_ms.round(2)) == [3.3, 3.3, 6.6]
 
 
-def test_count_wraps_counts_a_jittery_crossing_once(lab):
+def test_net_wraps_count_a_jittery_crossing_once(lab):
     t = np.arange(0, 20, 0.01)
     x = (t * 1.3) % 8.0                      # wraps at t = 6.15, 12.3, 18.5 s
-    assert lab.count_wraps(x, t, 8.0) == 3
+    assert lab.net_line(x, t, 8.0)["wraps"] == 3
     x2 = x.copy()
     x2[614:620] = [7.99, 0.01, 7.99, 0.02, 7.99, 0.03]   # crosses back and forth at one wrap
-    assert lab.count_wraps(x2, t, 8.0) == 3
-    assert lab.count_wraps(np.full(100, 4.0), t[:100], 8.0) == 0
+    n = lab.net_line(x2, t, 8.0)
+    assert n["wraps"] == 3 and n["jumps"] == 3 + 4
+    assert lab.net_line(np.full(100, 4.0), t[:100], 8.0)["wraps"] == 0

@@ -231,16 +231,7 @@ def test_lab_packages_are_small(pkg):
 
 # -- import circles inside a lab package ------------------------------------------------------------
 # Every relative import counts, also one inside a function (a function-level import hides a circle from
-# Python, not from a reader): the names both sides need live in one module they import (spec.py). Labs are
-# converted one at a time: CIRCLES_NOT_YET names those that still have a circle, and can only shrink.
-
-#: {lab: its circle}: experiment.run() imports load/summary from .analysis, which imports the experiment's
-#: constants at module level
-RUN_ANALYSIS = "run() imports .analysis, which imports .experiment (issue 42)"
-CIRCLES_NOT_YET = {
-    "l2arc": RUN_ANALYSIS,
-    "latency-art": RUN_ANALYSIS,
-}
+# Python, not from a reader): the names both sides need live in one module they import (spec.py).
 
 
 def import_edges(modules: dict[str, str], inside_functions: bool = True) -> list[tuple[str, str, int, str]]:
@@ -295,19 +286,10 @@ def package_modules(pkg: Path) -> dict[str, str]:
     return {p.stem: p.read_text() for p in sorted(pkg.glob("*.py"))}
 
 
-def test_circles_not_yet_names_labs_that_exist():
-    names = {p.name for p in lab_packages()}
-    assert set(CIRCLES_NOT_YET) <= names, sorted(set(CIRCLES_NOT_YET) - names)
-
-
 @pytest.mark.parametrize("pkg", lab_packages(), ids=lambda p: p.name)
 def test_a_lab_package_has_no_import_circle_counting_imports_inside_functions(pkg):
     found = circles(package_modules(pkg))
-    if pkg.name in CIRCLES_NOT_YET:
-        assert found, (f"labs/{pkg.name} has no import circle any more ({CIRCLES_NOT_YET[pkg.name]}): "
-                       "take it off CIRCLES_NOT_YET in tests/test_layers.py")
-    else:
-        assert not found, f"labs/{pkg.name}: import circles:\n" + "\n".join(found)
+    assert not found, f"labs/{pkg.name}: import circles:\n" + "\n".join(found)
 
 
 @pytest.mark.parametrize("pkg", lab_packages(), ids=lambda p: p.name)

@@ -147,12 +147,8 @@ def test_the_emulated_disks_logs_are_drawn_disk_by_disk_on_the_wall_clock(tmp_pa
         (dev / f"{d}.wait.log").write_text("".join(f"{t}, 1, 1, 8192, 0, 0\n" for t, _ in r))
     live = LiveRun(tmp_path, "disks", 0)
     try:
-        import os
-        os.environ[fio_live.LIVE_ENV] = str(lst)
-        try:   # as slowdisk.mounted lists a mount's log directory in a watched run
-            assert fio_live.announce("device-logs", "pool disks", dir=dev)
-        finally:
-            del os.environ[fio_live.LIVE_ENV]
+        # as slowdisk.mounted lists a mount's log directory in a watched run
+        assert fio_live.announce("device-logs", "pool disks", live=lst, dir=dev)
         live.poll()
         assert live.data()["by"][0]["totals"][:2] == [1, 1]
         for d, r in rows.items():
@@ -184,17 +180,12 @@ def test_counters_are_drawn_as_each_keys_rate_on_the_run_s_clock(tmp_path):
     went down (statistics switched off and on) starts again; half a line waits for the next poll;
     the phase running when the axis starts is marked at 0."""
     from perflab.fio import live as fio_live
-    import os
 
     ops, lst = tmp_path / "ops.log", tmp_path / "live.jsonl"
     (tmp_path / "progress.jsonl").write_text("".join(json.dumps({"t": t, "event": "start", "phase": ph}) + "\n"
                                                      for t, ph in ((99.0, "prepare"), (100.5, "bad cable"), (103.5, "off"))))
-    os.environ[fio_live.LIVE_ENV] = str(lst)
-    try:
-        assert fio_live.announce("counters", "reads by client", path=ops, column=1, scale=2, unit="r/s",
-                                 names=json.dumps({"::ffff:10.0.0.2": "client1"}))
-    finally:
-        del os.environ[fio_live.LIVE_ENV]
+    assert fio_live.announce("counters", "reads by client", live=lst, path=ops, column=1, scale=2, unit="r/s",
+                             names=json.dumps({"::ffff:10.0.0.2": "client1"}))
     lines = [(100.0, "::ffff:10.0.0.2", 0, 0), (100.0, "::ffff:10.0.0.3", 0, 0),
              (101.0, "::ffff:10.0.0.2", 9, 100), (101.0, "::ffff:10.0.0.3", 9, 40),
              (102.0, "::ffff:10.0.0.2", 9, 300), (102.0, "::ffff:10.0.0.3", 9, 80),
@@ -226,17 +217,12 @@ def test_a_servers_requests_are_counted_each_second_by_file_and_clients_files_sh
     each second by file, the files with the most requests drawn, zero in the seconds a file had
     none; two clients' own counter files (no key column) listed with one label, one panel."""
     from perflab.fio import live as fio_live
-    import os
 
     lst, log = tmp_path / "live.jsonl", tmp_path / "sftp.log"
-    os.environ[fio_live.LIVE_ENV] = str(lst)
-    try:
-        fio_live.announce("events", "requests by file", path=log, pattern=r'sftp\[\d+\]: [a-z]+(?: name| old)? "(?P<key>[^"]+)"',
-                          unit="requests/s")
-        for j in (1, 2):
-            fio_live.announce("counters", "bytes by desktop", path=tmp_path / f"net{j}.log", key=f"desk{j}")
-    finally:
-        del os.environ[fio_live.LIVE_ENV]
+    fio_live.announce("events", "requests by file", live=lst,
+                      pattern=r'sftp\[\d+\]: [a-z]+(?: name| old)? "(?P<key>[^"]+)"', path=log, unit="requests/s")
+    for j in (1, 2):
+        fio_live.announce("counters", "bytes by desktop", live=lst, path=tmp_path / f"net{j}.log", key=f"desk{j}")
     log.write_text('100.2 <38> sftp[7]: open "/h/a" flags READ\n100.7 <38> sftp[7]: open "/h/a" flags READ\n'
                    '100.9 <38> sshd[3]: session opened\n101.1 <38> sftp[8]: lstat name "/h/b"\n'
                    '102.5 <38> sftp[7]: open "/h/a" flags READ\n')

@@ -1,8 +1,8 @@
 """Lab `bad-cable` (chapter "A bad cable: one slow client among identical ones", chapters/bad-cable.md).
 
 Topology: one labelled, internal Docker network; on it an NFS server (NFS-Ganesha, NFSv4, export on
-a Docker volume; capabilities SYS_ADMIN and DAC_READ_SEARCH only) and the load generators. Each
-load generator runs `fio --server`; a driver container runs `fio --client=hosts.list clients.fio`
+a Docker volume; perflab.infra.nfsserver: capabilities SYS_ADMIN, DAC_READ_SEARCH, SETUID and SETGID
+only) and the load generators. Each load generator runs `fio --server`; a driver container runs `fio --client=hosts.list clients.fio`
 (perflab.fio.clients), so every client runs the same job at the same moment: sequential reads, with
 fio's NFS engine (libnfs; no mount, no capabilities), of one file written on the server first, so
 every read is served from the server's page cache: the 2009 "cached DRAM read workload".

@@ -13,10 +13,13 @@ import numpy as np
 
 from perflab.fio import jobs as fio, clients as fioclients
 from perflab.fio.live import announce
-from perflab.infra.containers import ContainerFailed, Topology, exec_sh, wait_for_file, wait_until
+from perflab.infra.containers import ContainerFailed, Topology, exec_sh, finished, network_names, wait_until
+from perflab.infra.context import LabContext, image_tag
+from perflab.infra.labdirs import made_dirs
 from perflab.infra.links import LinkFailed, LinkSampler, ServerLinks, VethLinks, iface_with
+from perflab.infra.nfsserver import CAPS as SERVER_CAPS, NfsServer
 
-from .analysis import SETTLE_S, load, summary
+from .analysis import SETTLE_S
 
 #: For perflab.analysis.sanity: the rate changes on purpose during the run (peak-vs-average does not apply).
 INTENT = {"*": {"phased": "the bad cable is replaced mid-run: the chapter measures each phase apart"}}
@@ -24,14 +27,15 @@ INTENT = {"*": {"phased": "the bad cable is replaced mid-run: the chapter measur
 HERE = Path(__file__).resolve().parent
 JOB = "cached-read"
 DATA_FILE = "cached.dat"   # one file on the server; every client reads it (the same job runs on all)
-SERVER_CAPS = ["SYS_ADMIN", "DAC_READ_SEARCH"]  # ganesha's VFS back end: name_to_handle_at/open_by_handle_at
 START_S = 2.0     # from the fio containers' start to the first phase
 COST_ORDER = (False, True, True, False)  # per-client collection off/on: ABBA cancels a linear drift
+DRIVER_END_S = 90.0   # the longest wait for the fio driver's end after the last phase (its job ends 3 s after)
 
 
 def plan(p: dict) -> list[tuple[str, float]]:
     return [("prepare", 6.0 + 0.6 * p["clients"]), ("bad cable", p["phase"] + START_S),
-            ("replaced", p["phase"]), ("collection cost", 4 * (p["cost_window"] + 1.0)), ("collect", 4.0)]
+            ("replaced", p["phase"]), ("collection cost", 4 * (p["cost_window"] + 1.0)), ("driver", 3.0),
+            ("collect", 2.0)]
 
 
 def validate(p: dict) -> list[str]:
@@ -56,10 +60,8 @@ def validate(p: dict) -> list[str]:
                    "and the fio driver reach those hosts; allowed: the name of an existing Docker network "
                    "(a macvlan network for real hosts, see the chapter)")
     else:
-        from perflab.infra import labels
-        client = labels.docker_client()
-        names = {n.name for n in client.networks.list()} if client else set()
-        if client and p["hosts_network"] not in names:
+        names = network_names()   # None: no engine answers (the run then says so itself)
+        if names is not None and p["hosts_network"] not in names:
             out.append(f"parameter hosts_network={p['hosts_network']}: no such Docker network; allowed: one of "
                        f"{', '.join(sorted(names))}")
     return out
@@ -69,23 +71,6 @@ def _sleep_until(t: float) -> None:
     d = t - time.time()
     if d > 0:
         time.sleep(d)
-
-
-def _collection(srv, on: bool, ips: list[str]) -> None:
-    """Per-client collection on the server: statistics enabled and the 1 Hz sampler running, or neither."""
-    if on:
-        code, out = exec_sh(srv, ["nfs-client-stats", "--enable"])
-        if code:
-            raise ContainerFailed(f"enabling the server's statistics failed: {out}")
-        srv.client.api.exec_start(srv.client.api.exec_create(srv.id, [
-            "sh", "-c", "echo $$ > /run/sampler.pid; exec nfs-client-stats /log/ops.log " + " ".join(ips)])["Id"],
-            detach=True)
-        wait_until(lambda: exec_sh(srv, ["test", "-s", "/run/sampler.pid"])[0] == 0, 10, "the server's sampler")
-    else:
-        exec_sh(srv, ["sh", "-c", "kill $(cat /run/sampler.pid) && rm -f /run/sampler.pid"])
-        code, out = exec_sh(srv, ["nfs-client-stats", "--disable"])
-        if code:
-            raise ContainerFailed(f"disabling the server's statistics failed: {out}")
 
 
 def _every_client_read(fdir: Path, clients: dict, said: str) -> None:
@@ -101,31 +86,28 @@ def _every_client_read(fdir: Path, clients: dict, said: str) -> None:
                                   "the driver said nothing of it") + ". Run the lab again; if it recurs, say so in an issue")
 
 
-def job_for(s, server: str) -> fio.JobFile:
+def job_for(ctx: LabContext, server: str) -> fio.JobFile:
     """The one job every client runs (fio client/server mode sends the same job file to all)."""
-    p = s.params
+    p = ctx.params
     total = START_S + 2 * p["phase"] + 4 * (p["cost_window"] + 1.0) + 3.0
-    jf = fio.JobFile.load(s.lab.jobs_dir / f"{JOB}.fio")
+    jf = fio.JobFile.load(ctx.lab.jobs_dir / f"{JOB}.fio")
     jf.apply({"global": {"size": p["file_size"], "runtime": int(np.ceil(total)), "write_bw_log": "client",
                          "nfs_url": f"nfs://{server}/export?version=4"},
               "read": {"filename": DATA_FILE}})
     return jf
 
 
-def _ip(c, network: str) -> str:
-    c.reload()
-    return c.attrs["NetworkSettings"]["Networks"][network]["IPAddress"]
-
-
-def run(s) -> None:
-    p = s.params
+def run(ctx: LabContext) -> None:
+    """An NFS server and its load generators (the lab's containers, or the hosts file's hosts) reading
+    one cached file through shaped links: one link bad, then replaced, then per-client collection off
+    and on. The raw files under the run's server/, net/ and fio/, and timeline.json (the session then
+    reads them back)."""
+    p = ctx.params
     k, good, ratio, T, W = p["bad_client"], p["link_mbit"], p["bad_ratio"], p["phase"], p["cost_window"]
     bad = good * ratio
-    tags = {name: s.manifest.images[name].tag for name in ("ganesha", "nfsfio")}
-    sdir, ndir, fdir = s.path("server"), s.path("net"), s.path("fio")
-    for d in (sdir, ndir, fdir):
-        d.mkdir(exist_ok=True)
-    (fdir / f"{JOB}.fio").write_text((s.lab.jobs_dir / f"{JOB}.fio").read_text())
+    tags = {name: image_tag(ctx, name) for name in ("ganesha", "nfsfio")}
+    sdir, ndir, fdir = made_dirs(ctx, "server", "net", "fio")
+    (fdir / f"{JOB}.fio").write_text((ctx.lab.jobs_dir / f"{JOB}.fio").read_text())
     own = not p["hosts"]
     hosts = None if own else fioclients.read_hosts(p["hosts"])
     n = p["clients"] if own else len(hosts)
@@ -135,38 +117,30 @@ def run(s) -> None:
                 "links": "tbf on each client's host-side veth" if own else "HTB classes on the server's interface"}
 
     def save():
-        s.write_json("timeline.json", data=tl)
+        ctx.write_json("timeline.json", data=tl)
 
     sampler = None
-    with Topology(s.run_id, s.lab.name) as topo, contextlib.ExitStack() as shaping:
+    with Topology(ctx) as topo, contextlib.ExitStack() as shaping:
         try:
-            with s.phase("prepare"):
+            with ctx.phase("prepare"):
                 net = topo.network("lan", internal=True)
                 export = topo.volume("export")
-                srv = topo.container(tags["ganesha"], "server", network=net, hostname="server",
-                                     cap_drop=["ALL"], cap_add=SERVER_CAPS,
-                                     volumes={export.name: {"bind": "/export", "mode": "rw"},
-                                              str(sdir): {"bind": "/log", "mode": "rw"}})
-                if not own:
-                    topo.client.networks.get(p["hosts_network"]).connect(srv)
-                wait_for_file(srv, "/run/ganesha-ready", 60, "the NFS server (ganesha)")
+                srv = NfsServer.start(topo, tags["ganesha"], network=net, export={export.name: "rw"}, log_dir=sdir,
+                                      also_on=None if own else p["hosts_network"])
                 mib = int(p["file_size"] // (1 << 20))
-                code, out = exec_sh(srv, ["sh", "-c", f"dd if=/dev/zero of=/export/{DATA_FILE} bs=1M count={mib} "
-                                                      "status=none && sync"])
+                code, out = srv.sh(f"dd if=/dev/zero of=/export/{DATA_FILE} bs=1M count={mib} status=none && sync")
                 if code:
                     raise ContainerFailed(f"writing the clients' file on the server failed: {out}")
-                version = fio.version(topo, tags["nfsfio"])
-                s.provenance(fio_version=version, tools={
-                    "nfs-ganesha": exec_sh(srv, ["dpkg-query", "-W", "-f", "${Version}", "nfs-ganesha"])[1].strip()})
+                ctx.provenance(fio_version=fio.version(topo, tags["nfsfio"]), tools={"nfs-ganesha": srv.version()})
                 ips, fio_hosts = {}, []
                 if own:
-                    links = VethLinks(s.ledger, shaping)
+                    links = VethLinks(ctx.ledger, shaping)
                     clients = {}
                     for j in range(1, n + 1):
                         clients[j] = topo.container(tags["nfsfio"], f"client{j}", fioclients.server_command(64 * j),
                                                     network=net, hostname=f"client{j}", cap_drop=["ALL"])
                     for j, c in clients.items():
-                        ips[j] = _ip(c, net.name)
+                        ips[j] = topo.address(c, net.name)
                         fio_hosts.append(fioclients.Host(ips[j]))
                         links.add(j, c, bad if j == k else good)
                         tl["clients"][str(j)] = {"host": f"client{j}", "fio_host": ips[j], "ip": ips[j],
@@ -177,29 +151,34 @@ def run(s) -> None:
                                    f"fio --server on client{j}")
                     server_addr, driver_net = "server", net.name
                 else:
-                    server_addr, driver_net = _ip(srv, p["hosts_network"]), p["hosts_network"]
-                    links = ServerLinks(srv.attrs["State"]["Pid"], iface_with(srv.attrs["State"]["Pid"], server_addr))
+                    server_addr, driver_net = srv.address(p["hosts_network"]), p["hosts_network"]
+                    pid = srv.container.attrs["State"]["Pid"]   # as srv.address has just read them
+                    links = ServerLinks(pid, iface_with(pid, server_addr))
                     for j, h in enumerate(hosts, 1):
                         ips[j] = socket.gethostbyname(h.name)
                         fio_hosts.append(h)
                         links.add(j, ips[j], bad if j == k else good)
                         tl["clients"][str(j)] = {"host": h.name, "fio_host": h.name, "ip": ips[j], "veth": None,
                                                  "mbit_bad": bad if j == k else good, "mbit_replaced": good}
-                job_for(s, server_addr).write(fdir / "clients.fio")
+                job_for(ctx, server_addr).write(fdir / "clients.fio")
                 fioclients.write_hosts(fio_hosts, fdir / "hosts.list")
                 save()
                 stat_ips = [f"::ffff:{ips[j]}" for j in sorted(ips)]
-                _collection(srv, True, stat_ips)
+                srv.stats(True, stat_ips)
                 sampler = LinkSampler(links, ndir / "links.log")
                 sampler.start()
-                # a watched run's page: the server's per-client counters and the links', once a second
-                announce("counters", "NFS reads per second, by client (the server's counters)", path=sdir / "ops.log",
+                # a watched run's page: the server's per-client counters and the links', once a second. Not
+                # fio's reports: fio 3.33's driver (fio --client) writes its JSON, status reports included,
+                # only when the job ends (measured 2026-11-29: 0 bytes after 6 s of a 6 s job, 130 kB after)
+                announce("counters", "NFS reads per second, by client (the server's counters)", live=topo.live_list,
+                         path=sdir / "ops.log",
                          column=0, unit="reads/s", names=json.dumps({f"::ffff:{ips[j]}": f"client{j}" for j in ips}))
-                announce("counters", "Mbit/s sent to each client (its link's counters)", path=ndir / "links.log",
+                announce("counters", "Mbit/s sent to each client (its link's counters)", live=topo.live_list,
+                         path=ndir / "links.log",
                          column=0, scale=8e-6, unit="Mbit/s", names=json.dumps({str(j): f"client{j}" for j in ips}))
                 sampler.check()
 
-            with s.phase("bad cable"):
+            with ctx.phase("bad cable"):
                 # The driver: fio --client sends the job to every host's fio --server and gathers
                 # their results (clients.json) and bandwidth logs (client_bw.1.log.<host>) here.
                 driver = topo.container(tags["nfsfio"], "driver", fioclients.client_command(
@@ -213,7 +192,7 @@ def run(s) -> None:
                 save()
                 sampler.check()
 
-            with s.phase("replaced"):
+            with ctx.phase("replaced"):
                 links.set_rate(k, good)
                 _sleep_until(t1 + T)
                 t2 = time.time()
@@ -221,13 +200,13 @@ def run(s) -> None:
                 save()
                 sampler.check()
 
-            with s.phase("collection cost"):
+            with ctx.phase("collection cost"):
                 links.unshape()
                 on_now = True
                 t = time.time()
                 for on in COST_ORDER:
                     if on != on_now:
-                        _collection(srv, on, stat_ips)
+                        srv.stats(on, stat_ips)
                         on_now = on
                     t = max(t + 1.0, time.time())
                     _sleep_until(t)
@@ -237,13 +216,10 @@ def run(s) -> None:
                 save()
                 sampler.check()
 
-            with s.phase("collect"):
-                code = driver.wait(timeout=90).get("StatusCode", -1)
-                (fdir / "driver.txt").write_bytes(driver.logs())
-                if code:
-                    raise ContainerFailed(f"the fio driver (fio --client) exited with {code}:\n"
-                                          + driver.logs(tail=20).decode(errors="replace"))
-                _every_client_read(fdir, tl["clients"], driver.logs().decode(errors="replace"))
+            with ctx.phase("driver"):
+                said = finished(driver, "the fio driver (fio --client)", DRIVER_END_S)
+                (fdir / "driver.txt").write_text(said)
+                _every_client_read(fdir, tl["clients"], said)
                 tl["fio_ended"] = time.time()
                 save()
                 sampler.stop()      # raises the sampler's error, if it had one: links.log would end early
@@ -252,4 +228,3 @@ def run(s) -> None:
                 with contextlib.suppress(LinkFailed):   # the run's own error is the one to report
                     sampler.stop()
             raise
-    s.metric(**summary(load(s.data_dir)))

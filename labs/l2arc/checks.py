@@ -13,28 +13,23 @@ table says it too):
   set by their model. The run measures both: the warm reads' median (nearly all of them hits) and the
   cold reads' (nearly all misses). Each thread waits for its read, so their ratio is the IOPS gain the
   machine allows. Where it leaves no room for the claim, the check says "not shown here" with both
-  medians, and only when the caches did their part: the L2ARC came to hold the working set, the caches
-  answered 90% of the reads, and the disk band faded (and, for the L2ARC off, no L2ARC hit after the
-  removal);
-- the medians' order needs a warm read (nearly all L2ARC hits) to stay well under a cold read (nearly
-  all disk reads: a fifth of it) and the DRAM probe's read from memory to take at most half a warm read.
-  The probe is a read from memory through FUSE, not a counted ARC hit, so the check does not show the
-  ARC's hits as a tier of their own. The probe and the warm reads are CPU work and move together with
-  the CPU's speed; the check holds the medians themselves, so it passes or fails;
+  medians, and only when the caches did their part: the L2ARC held the working set, the caches answered
+  90% of the reads, the disk band faded (and, for the L2ARC off, no L2ARC hit after the removal);
+- the medians' order needs a warm read (nearly all L2ARC hits) well under a cold read (nearly all disk
+  reads: a fifth of it) and the DRAM probe (a read from memory through FUSE, not a counted ARC hit) at
+  most half a warm read. Both are CPU work and move together with the CPU's speed: it passes or fails;
 - the gain following the ratio of the medians, and the disk band fading, ask that reads not be held
-  up by stalls: a CPU limit or other work that stops fio or zfs-fuse for milliseconds now and then
-  lengthens the mean read but not the median, and adds reads of 1 ms or more that no disk caused. The
-  run measures the warm reads' mean (threads / IOPS, Little's law) against what their median and their
-  disk reads (the ARC's counters) explain: where the mean is STALLED times that or more, the gain
-  follows the means, not the medians, and says "not shown here" with the numbers; and a late rise,
-  which needs the warm rate, says so too when the stalls held that rate under HALF_RATIO times the
-  cold one. (Seen: the containers held to half a CPU each, 2026-11-27: a mean of 874 us against a
-  median of 229 us.) The disk band's fading has no such reason: stalls of a millisecond or more are
-  counted in it, and the check passes or fails.
+  up by stalls (a CPU limit or other work stopping fio or zfs-fuse for milliseconds now and then): they
+  lengthen the mean read but not the median, and add reads of 1 ms or more that no disk caused. The run
+  measures the warm reads' mean (threads / IOPS, Little's law) against what their median and their disk
+  reads (the ARC's counters) explain: at STALLED times that or more, the gain says "not shown here" with
+  the numbers, and so does a late rise when the stalls held the warm rate under HALF_RATIO times the
+  cold one (seen with the containers held to half a CPU each, 2026-11-27: a mean of 874 us against a
+  median of 229 us). The disk band's fading counts such stalls and passes or fails.
 """
 from __future__ import annotations
 
-from perflab.analysis.checks import Check
+from perflab.analysis.checks import Check, percent
 
 from .analysis import KEPT_S, WARM_IOPS_MIN, WARM_IOPS_MIN_OTHER
 
@@ -82,6 +77,10 @@ def _hits_x(m) -> float:
 
 def _share_off(m) -> float:
     return m["dram_share_off"] / m["dram_share_warm"]
+
+
+def _hits_fall(m) -> float:   # the ARC's hits per second with the L2ARC / without it
+    return m["dram_hits_per_s_warm"] / m["dram_hits_per_s_off"] if m["dram_hits_per_s_off"] else float("inf")
 
 
 def _hit_gain(m) -> float:
@@ -243,7 +242,8 @@ CHECKS = [
     Check("the disks, not the feed, bound the warm-up", "warmup_disk_bound_s", ">",
           lambda m, p: FEED_MARGIN * m["warmup_feed_bound_s"], unit="s", about="the disk-bound time",
           bound_about=f"{FEED_MARGIN}x the feed-bound time",
-          show=lambda m, p: f"{m['warmup_disk_bound_s']} s vs {m['warmup_feed_bound_s']} s",
+          show=lambda m, p: (f"{m['warmup_disk_bound_s']:,.1f} s bound by the disks, {m['warmup_feed_bound_s']:,.1f} s "
+                             f"by the feed"),
           asks="nothing of its speed: the parameters and the disks' read time from the cold reads (a slower "
                "machine only makes the disks the bound by more)"),
     Check("the L2ARC fills in a straight line", "l2_fill_r2", ">=", STRAIGHT_R2,
@@ -256,14 +256,15 @@ CHECKS = [
     Check("the disk band fades from the application's map", "app_ms_share_warm", "<=",
           lambda m, p: m["app_ms_share_cold"] / BAND_FADE, about="share of reads >= 1 ms at the end",
           bound_about=f"the share at the start / {BAND_FADE}",
-          show=lambda m, p: f"{m['app_ms_share_cold']} -> {m['app_ms_share_warm']}",
+          show=lambda m, p: f"{percent(m['app_ms_share_cold'])} at the start, {percent(m['app_ms_share_warm'])} at the end",
           asks=f"{STALLS} adds reads of 1 ms or more that no disk caused (the run does not measure stalls)"),
     Check("DRAM hits: the share changes little, the number per second much more", lambda m, p: _hits_x(m), ">=",
           lambda m, p: HITS_OVER_SHARE * max(_share_x(m), 1 / _share_x(m)), unit="x",
           about="DRAM hits/s warm / cold", bound_about=f"{HITS_OVER_SHARE}x the change of their share, either way",
           unless=_hits_too_slow_for_dram_hits, asks=f"{HITS}: hits per second rise with the IOPS",
-          show=lambda m, p: (f"share {m['dram_share_cold']} -> {m['dram_share_warm']} ({_share_x(m):.1f}x), "
-                             f"{m['dram_hits_per_s_cold']} -> {m['dram_hits_per_s_warm']} hits/s ({_hits_x(m):.0f}x)")),
+          show=lambda m, p: (f"share {percent(m['dram_share_cold'])} cold, {percent(m['dram_share_warm'])} warm "
+                             f"({_share_x(m):.1f}x); {m['dram_hits_per_s_cold']:,.0f} hits/s cold, "
+                             f"{m['dram_hits_per_s_warm']:,.0f} warm ({_hits_x(m):.0f}x)")),
     Check("no cache band in the device's map", "device_sub500us_share", "<=", DEVICE_FAST,
           about="share of device I/Os under 500 us",
           asks="nothing of its speed: the emulated disks' times come from their model, and no cache hit reaches them"),
@@ -283,13 +284,15 @@ CHECKS = [
           asks=f"{HITS}, for the hits per second (the share asks nothing of its speed)",
           about=(f"the ARC's hit share without / with the L2ARC within {SHARE_SAME[0]}-{SHARE_SAME[1]}x, and its "
                  f"hits/s with the L2ARC at least {HITS_FALL}x those without"),
-          show=lambda m, p: (f"share {m['dram_share_warm']} -> {m['dram_share_off']} ({_share_off(m):.2f}x), "
-                             f"{m['dram_hits_per_s_warm']} -> {m['dram_hits_per_s_off']} hits/s")),
+          show=lambda m, p: (f"share {percent(m['dram_share_warm'])} with, {percent(m['dram_share_off'])} without "
+                             f"({_share_off(m):.2f}x); {m['dram_hits_per_s_warm']:,.0f} hits/s with, "
+                             f"{m['dram_hits_per_s_off']:,.0f} without ({_hits_fall(m):.0f}x)")),
     Check("without the L2ARC, the disk band is back as it was cold", "off_ms_share", ">=",
           lambda m, p: max(BAND_FADE * m["app_ms_share_warm"], BACK_COLD * m["app_ms_share_cold"]),
           about="share of reads >= 1 ms without the cache device",
           bound_about=f"{BAND_FADE}x the warm share and {BACK_COLD}x the cold",
-          show=lambda m, p: f"warm {m['app_ms_share_warm']}, off {m['off_ms_share']}, cold {m['app_ms_share_cold']}"),
+          show=lambda m, p: (f"{percent(m['off_ms_share'])} without; {percent(m['app_ms_share_warm'])} warm, "
+                             f"{percent(m['app_ms_share_cold'])} cold")),
     Check("the ARC keeps what it holds: its hit share right after the removal", "dram_share_off_start", ">=",
           lambda m, p: KEPT * m["dram_share_warm"],
           about=f"the ARC's hit share in the first {KEPT_S:g} s without the cache device (an emptied ARC would start "

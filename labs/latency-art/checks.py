@@ -37,7 +37,7 @@ from .icy import CREEP_STEP
 
 SUM_BAND = (0.85, 1.2)       # mean service of d0 + d1, in rotations
 CREEP_MIN = 0.8              # share of successive writes within CREEP_STEP of a rotation
-SLOPE_BAND = (0.5, 2.0)      # d0's slope over the predicted one
+SLOPE_BAND = (0.5, 2.0)      # d0's slope over the predicted one; d1's net slope over d0's, reversed
 FLAT_DRIFT_US = 2.0          # spindles in step: |drift| per round under this
 KNEE_SLACK = 1.0             # the knee within this many disks of ports x lanes
 LINEAR_MIN = 0.8             # MB/s at the knee / (ports x lanes x one disk's)
@@ -181,13 +181,23 @@ CHECKS = [
           only_if=_offset_set, unless=_host_breaks_the_median,
           asks=f"timing: {_TURNAROUND} steady for at least half the writes (the median step)"),
     Check("icy lake: the lines wrap round the rotation (a sawtooth)",
-          lambda m, p: min(m["icy_d0_wraps"], m["icy_d1_wraps"]), ">=", 1,
-          about="wrap-rounds of the disk that wraps less (one expected every {icy_predicted_period_s} s)",
-          show=lambda m, p: f"{m['icy_d0_wraps']} / {m['icy_d1_wraps']}",
+          lambda m, p: min(m["icy_d0_net_wraps"], m["icy_d1_net_wraps"]), ">=", 1,
+          about="net wrap-rounds of the disk that wraps less (one expected every {icy_predicted_period_s} s)",
+          show=lambda m, p: (f"d0 {m['icy_d0_net_wraps']} ({m['icy_d0_jumps']} jumps), "
+                             f"d1 {m['icy_d1_net_wraps']} ({m['icy_d1_jumps']} jumps)"),
           only_if=lambda m, p: (_offset_set(m, p) and bool(m.get("icy_predicted_period_s"))
                                 and 1.5 * m["icy_predicted_period_s"] < p["icy_time"]),
-          asks="nothing of its speed: the run lasting one and a half predicted periods (a held-up write adds "
-               "jumps, never removes a wrap-round)"),
+          asks="nothing of its speed: the run lasting one and a half predicted periods (a held-up write adds a "
+               "jump out and one back, which cancel in the net count)"),
+    Check("icy lake: what one disk's line gains, the other's loses (net slopes)",
+          lambda m, p: -m["icy_d1_net_ms_s"] / m["icy_d0_net_ms_s"] if m["icy_d0_net_ms_s"] else float("nan"),
+          "between", SLOPE_BAND, unit="x", about="-(d1's net slope) / d0's, in ms per second",
+          show=lambda m, p: (f"d0 {m['icy_d0_net_ms_s']:+.2f}, d1 {m['icy_d1_net_ms_s']:+.2f} ms/s: "
+                             f"{-m['icy_d1_net_ms_s'] / m['icy_d0_net_ms_s']:.2f}x" if m["icy_d0_net_ms_s"]
+                             else "d0's net slope is 0"),
+          only_if=_offset_set,
+          asks="nothing of its speed: a write held off its line adds a step out and one back, which cancel in a "
+               "net slope"),
     Check("icy lake: the slope is the difference of the two rotation times",
           lambda m, p: abs(m["icy_d0_drift_us"] / m["icy_predicted_drift_us"]), "between", SLOPE_BAND, unit="x",
           about="d0's median step / the predicted {icy_predicted_drift_us} us per round",

@@ -10,8 +10,8 @@ from pathlib import Path
 from perflab.fio import jobs as fio
 from perflab.infra import slowdisk
 from perflab.infra.containers import Topology
-from perflab.infra.hostobjects import scratch_dir
-from perflab.infra.labdirs import device_lab
+from perflab.infra.context import LabContext
+from perflab.infra.labdirs import device_lab, tmpfs_scratch
 
 ICY, PTERO = "icy-lake", "pterodactyl"
 ICY_DISK_BYTES = 256 << 20     # each icy-lake disk file (sparse; the writes fill part of it)
@@ -45,9 +45,9 @@ def jbod_of(i: int, ports: int) -> int:
     return i % ports
 
 
-def icy_job(s) -> fio.JobFile:
-    p = s.params
-    jf = fio.JobFile.load(s.lab.jobs_dir / f"{ICY}.fio")
+def icy_job(ctx: LabContext) -> fio.JobFile:
+    p = ctx.params
+    jf = fio.JobFile.load(ctx.lab.jobs_dir / f"{ICY}.fio")
     jf.apply({"global": {"bs": p["icy_bs"], "runtime": int(p["icy_time"]), "size": 2 * ICY_DISK_BYTES},
               ICY: {"filename": "/icy0/d0:/icy1/d1"}})
     return jf
@@ -60,9 +60,9 @@ def sanity_context(p: dict) -> dict:
     return {f"disk{i}": {"phased": why} for i in range(p["disks"])}
 
 
-def ptero_job(s) -> fio.JobFile:
-    p = s.params
-    jf = fio.JobFile.load(s.lab.jobs_dir / f"{PTERO}.fio")
+def ptero_job(ctx: LabContext) -> fio.JobFile:
+    p = ctx.params
+    jf = fio.JobFile.load(ctx.lab.jobs_dir / f"{PTERO}.fio")
     model = dict(jf.sections.pop("disk0"))
     phase, n = p["phase"], p["disks"]
     for i in range(n):
@@ -81,29 +81,30 @@ def _sparse_file(path: Path, size: int) -> None:
         fh.truncate(size)
 
 
-def run(s) -> None:
-    from .analysis import load, summary
-
-    p = s.params
-    d = device_lab(s)
+def run(ctx: LabContext) -> None:
+    """Two pictures drawn by fio on emulated disks: icy-lake (two disks of slightly different speeds
+    written at random) and pterodactyl (disks lit one by one behind shared ports): the raw files under
+    the run's fio/ and device/, and events.json (the session then reads them back)."""
+    p = ctx.params
+    d = device_lab(ctx)
     tag, out, dev, host = d.tag, d.out, d.dev, d.shm
-    icy = icy_job(s).write(out / f"{ICY}.fio")
-    ptero = ptero_job(s).write(out / f"{PTERO}.fio")
+    icy = icy_job(ctx).write(out / f"{ICY}.fio")
+    ptero = ptero_job(ctx).write(out / f"{PTERO}.fio")
     # Backing files and mount points on tmpfs: reading a sparse file on this VM's disk stalls
     # ~18 ms at every 8 MiB (measured), which would draw dots the disk model never made.
     events: dict[str, int] = {}
     try:
-        with ExitStack() as stack, Topology(s.run_id, s.lab.name) as topo:
-            stack.enter_context(scratch_dir(s.ledger, host.parent))
-            with s.phase("disks"):
-                s.provenance(fio_version=fio.version(topo, tag))
+        with ExitStack() as stack, Topology(ctx) as topo:
+            stack.enter_context(tmpfs_scratch(ctx))   # host's parent, on tmpfs
+            with ctx.phase("disks"):
+                ctx.provenance(fio_version=fio.version(topo, tag))
                 icy_vols, jbod_vols = {}, {}
                 for i in range(2):
                     b = host / f"icy{i}"
                     b.mkdir(parents=True)
                     _sparse_file(b / f"d{i}", ICY_DISK_BYTES)
-                    m = stack.enter_context(slowdisk.recorded(s.ledger, b, host / f"icy{i}-mnt", icy_model(p, i),
-                                                             log_dir=dev / f"icy-d{i}"))
+                    m = stack.enter_context(slowdisk.recorded(ctx.ledger, b, host / f"icy{i}-mnt", icy_model(p, i),
+                                                             log_dir=dev / f"icy-d{i}", live=topo.live_list))
                     icy_vols[str(m.mountpoint)] = {"bind": f"/icy{i}", "mode": "rw"}
                 for j in range(p["ports"]):
                     b = host / f"jbod{j}"
@@ -111,15 +112,16 @@ def run(s) -> None:
                     for i in range(p["disks"]):
                         if jbod_of(i, p["ports"]) == j:
                             _sparse_file(b / f"d{i}", STREAM_DISK_BYTES)
-                    m = stack.enter_context(slowdisk.recorded(s.ledger, b, host / f"jbod{j}-mnt", stream_model(p),
+                    m = stack.enter_context(slowdisk.recorded(ctx.ledger, b, host / f"jbod{j}-mnt", stream_model(p),
                                                               log_dir=dev / f"jbod{j}",
-                                                              extra_options=(f"max_threads={p['lanes']}",)))
+                                                              extra_options=(f"max_threads={p['lanes']}",),
+                                                              live=topo.live_list))
                     jbod_vols[str(m.mountpoint)] = {"bind": f"/jbod{j}", "mode": "ro"}
-                s.provenance(icy_disk_models=[icy_model(p, i).to_options() for i in range(2)],
+                ctx.provenance(icy_disk_models=[icy_model(p, i).to_options() for i in range(2)],
                              stream_disk_model=stream_model(p).to_options() + [f"max_threads={p['lanes']}"])
-            with s.phase(ICY):
+            with ctx.phase(ICY):
                 fio.run_in_container(topo, tag, icy, out, ICY, volumes=icy_vols, timeout=p["icy_time"] + 300)
-            with s.phase(PTERO):
+            with ctx.phase(PTERO):
                 events["pterodactyl_start_ms"] = int(time.time() * 1000)
                 fio.run_in_container(topo, tag, ptero, out, PTERO, volumes=jbod_vols,
                                      timeout=p["disks"] * p["phase"] + 300)
@@ -127,6 +129,4 @@ def run(s) -> None:
             for extra in list(out.glob("*_lat.*.log")) + list(out.glob("*_slat.*.log")):
                 extra.unlink()   # fio writes them beside the clat logs; the chapter uses clat only
     finally:
-        (s.path("events.json")).write_text(json.dumps(events, indent=2))
-    with s.phase("collect"):
-        s.metric(**summary(load(s.data_dir)))
+        (ctx.path("events.json")).write_text(json.dumps(events, indent=2))

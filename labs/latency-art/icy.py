@@ -56,25 +56,14 @@ def drift_per_visit_us(svc_ms: np.ndarray, rot_ms: float) -> float:
     return float(np.median(d) * 1000) if len(d) else float("nan")
 
 
-def count_wraps(svc_ms: np.ndarray, t_s: np.ndarray, rot_ms: float, gap_s: float = 1.0) -> int:
-    """How many times a disk's line wraps round the rotation: jumps of more than half a rotation
-    between successive writes, those less than `gap_s` apart counted once (near the edge the
-    line can cross back and forth a few times in one wrap)."""
-    jumps = np.flatnonzero(np.abs(np.diff(np.asarray(svc_ms, float))) > rot_ms / 2)
-    if not len(jumps):
-        return 0
-    tj = np.asarray(t_s, float)[jumps + 1]
-    return int(1 + np.sum(np.diff(tj) > gap_s))
-
-
 def net_line(svc_ms: np.ndarray, t_s: np.ndarray, rot_ms: float) -> dict:
     """A disk's line unwrapped: each step from one write to the next folded back by whole rotations and
     summed. A write held off its line adds a step out and one back that cancel in the sum, so unlike
     the median step (drift_per_visit_us, skewed on a line with many large steps) the net slope is the
     line's own. Returns the mean step in us per write (`us`), a least-squares slope against time in
     ms per second (`ms_s`), the net wrap-rounds (`wraps`: jumps of more than half a rotation, signed,
-    net of jumps back; count_wraps counts a line that hovers at the edge once per visit) and all the
-    jumps (`jumps`)."""
+    net of jumps back, so a line that hovers at the edge and crosses it back and forth counts once) and
+    all the jumps (`jumps`)."""
     x, t = np.asarray(svc_ms, float), np.asarray(t_s, float)
     d = np.diff(x)
     if len(d) < 2:
@@ -129,7 +118,11 @@ def icy_stats(disks: dict[str, pd.DataFrame], p: dict) -> dict:
         r[f"icy_{name}_creep_share"] = round(creep_share(x, rot[i]), 3)
         r[f"icy_{name}_drift_us"] = round(drift_per_visit_us(x, rot[i]), 2)
         r[f"icy_{name}_p50_ms"] = round(float(np.median(x)), 3)
-        r[f"icy_{name}_wraps"] = count_wraps(x, t, rot[i])
+        net = net_line(x, t, rot[i])
+        r[f"icy_{name}_net_us"] = round(net["us"], 2)
+        r[f"icy_{name}_net_ms_s"] = round(net["ms_s"], 4)
+        r[f"icy_{name}_net_wraps"] = net["wraps"]
+        r[f"icy_{name}_jumps"] = net["jumps"]
     # the two waits share one rotation: mean service of d0 + d1 is about one rotation
     r["icy_sum_ms"] = round(sum(float(df.svc_ms.mean()) for df in disks.values()), 3)
     r["icy_rotation_ms"] = round(rot[0], 3)

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perflab.fio.live import FROM_ENVIRONMENT, announce, live_list
+from perflab.fio.live import announce
 
 _SECTION = re.compile(r"^\s*\[([^\]]+)\]\s*$")
 _OPTION = re.compile(r"^\s*([A-Za-z0-9_]+)\s*(?:=\s*(.*?))?\s*$")
@@ -142,7 +142,7 @@ def json_error_number(out_dir: Path, name: str) -> int | None:
     return None
 
 
-def command(out_dir: Path, name: str, job: str, *extra_args: str, live=FROM_ENVIRONMENT) -> list[str]:
+def command(out_dir: Path, name: str, job: str, *extra_args: str, live: Path | None) -> list[str]:
     """fio's command line for the job file `job` (a path inside a container whose working directory
     /out is the host's `out_dir`) whose JSON result is to be NAME.json there. In a watched run
     (`live`: the run's live.jsonl, Topology.live_list) fio writes its report once a second instead,
@@ -154,12 +154,12 @@ def command(out_dir: Path, name: str, job: str, *extra_args: str, live=FROM_ENVI
             f"--output={name}{STATUS_SUFFIX}", *extra_args, job]
 
 
-def result(out_dir: Path, name: str, live=FROM_ENVIRONMENT) -> Path:
+def result(out_dir: Path, name: str, live: Path | None) -> Path:
     """After fio ran :func:`command`'s line with /out = `out_dir` (and the same `live`): the path of
     NAME.json, written from fio's last report when the run was watched (the result as an unwatched
     run writes it)."""
     out_dir = Path(out_dir)
-    if live_list(live) is not None:
+    if live is not None:
         from perflab.fio.logs import FioLogError
 
         docs = status_docs((out_dir / f"{name}{STATUS_SUFFIX}").read_text())
@@ -182,7 +182,7 @@ def run_in_container(topo, image: str, job: Path, out_dir: Path, name: str, *, v
     out_dir = Path(out_dir)
     rel = Path(job).resolve().relative_to(out_dir.resolve())
     vols = {str(out_dir.resolve()): {"bind": "/out", "mode": "rw"}, **(volumes or {})}
-    live = getattr(topo, "live_list", FROM_ENVIRONMENT)   # the run's, from its options (a Topology)
+    live = getattr(topo, "live_list", None)   # the run's, from its options (a Topology)
     cmd = command(out_dir, name, str(rel), *extra_args, live=live)
     if kw.get("nano_cpus") or kw.get("cpu_quota"):
         cmd = ["sh", "-c", f'"$@"; rc=$?; cat {CPU_STAT} > {name}.cpu.stat 2>/dev/null; exit $rc', "fio", *cmd]

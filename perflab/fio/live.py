@@ -19,50 +19,24 @@ path (``live=``: the run's Topology.live_list, from its options; None when unwat
 Sources listed with the same label are drawn in one panel (a client's counters beside another's).
 
 An unwatched run has no list: :func:`announce` then does nothing, and nothing is written for it.
-
-Until every lab hands the list down (issue 42: bad-cable and elinks announce from their own code,
-logzilla and nfs-layers build fio's command themselves), a caller that passes no ``live=`` gets the
-list `perflab run --live` also names in the notebook's environment (:data:`LIVE_ENV`).
 """
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
-__all__ = ["LIVE_ENV", "KINDS", "FROM_ENVIRONMENT", "live_list", "announce"]
+__all__ = ["KINDS", "announce"]
 
-#: `perflab run --live` puts the run's live.jsonl here, in the environment of the lab's notebook
-LIVE_ENV = "PERFLAB_LIVE"
 KINDS = ("fio-status", "device-logs", "counters", "events")
 
 
-class _FromEnvironment:
-    def __repr__(self) -> str:
-        return "FROM_ENVIRONMENT"
-
-
-#: `live=` not given: the list named in the environment (the labs not converted yet, see above)
-FROM_ENVIRONMENT = _FromEnvironment()
-
-
-def live_list(live: "Path | None | _FromEnvironment" = FROM_ENVIRONMENT) -> Path | None:
-    """The run's live.jsonl when the run is watched, else None: `live` as given, or from the environment."""
-    if live is FROM_ENVIRONMENT:
-        v = os.environ.get(LIVE_ENV)
-        return Path(v) if v else None
-    return live
-
-
-def announce(kind: str, label: str, *, live: "Path | None | _FromEnvironment" = FROM_ENVIRONMENT,
-             **where: str) -> bool:
+def announce(kind: str, label: str, *, live: Path | None, **where: str) -> bool:
     """List a source in `live`, the page's list of a watched run (a line appended whole); False when
     unwatched (None)."""
     if kind not in KINDS:
         raise ValueError(f"a live source is one of {', '.join(KINDS)}, not {kind!r}")
-    lst = live_list(live)
-    if lst is None:
+    if live is None:
         return False
-    with open(lst, "a") as fh:
+    with open(live, "a") as fh:
         fh.write(json.dumps({"kind": kind, "label": label, **{k: str(v) for k, v in where.items()}}) + "\n")
     return True

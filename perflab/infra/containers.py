@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from perflab.config.options import RunOptions
-from perflab.infra import context, hostobjects, labels, limits, scratch, seccomp as seccomp_profiles
+from perflab.infra import hostobjects, labels, limits, scratch, seccomp as seccomp_profiles
 from perflab.infra.context import LabContext
 from perflab.infra.ledger import Ledger
 
@@ -131,11 +131,8 @@ class Topology:
         """The objects of the run `ctx` (perflab.infra.context.LabContext): its id labels them, its
         options (--scratch, --cpus, --seccomp) shape them, its ledger records the host directories
         behind them. `ctx` may also be a bare run id, for a topology outside a lab run (tests,
-        scripts): the run options' defaults then, or the options of the run of that id whose session
-        this process opened (context.opened: a lab that still passes its run id, issue 42).
+        scripts): the run options' defaults then.
         `profiles`: {image tag: filter} (seccomp.by_tag); by default book.toml's under the options."""
-        if isinstance(ctx, str):
-            ctx = context.opened(ctx) or ctx
         if isinstance(ctx, str):
             self.run_id, self.lab, self.options, self.ledger, self.estimate_s = ctx, lab, RunOptions(), None, None
             self.data_dir, self.ctx = None, None
@@ -303,6 +300,16 @@ class Topology:
                     o.remove(force=True, v=True) if kind == "container" else o.remove()
                 del self._objects[i]
                 return
+
+
+def network_names() -> set[str] | None:
+    """The names of the engine's Docker networks, or None when no engine answers (for a lab's
+    validate: a network it was told to join must exist before anything is made)."""
+    client = labels.docker_client()
+    if client is None:
+        return None
+    with engine_call("listing Docker's networks"):
+        return {n.name for n in client.networks.list()}
 
 
 def finished(c, name: str, timeout: float) -> str:

@@ -52,25 +52,3 @@ class LabContext(Protocol):
 def image_tag(ctx: LabContext, name: str) -> str:
     """The tag of the lab image `name` (book.toml [images.NAME]) as this run builds it."""
     return ctx.manifest.images[name].tag
-
-
-
-#: The contexts of the runs whose session is open in this process, by run id. Only for the labs that
-#: still pass a bare run id to Topology instead of their
-#: context: they get their run's options all the same. Issue 42: gone once every lab passes `ctx`.
-_OPEN: dict[str, LabContext] = {}
-
-
-@contextlib.contextmanager
-def opening(ctx: LabContext):
-    """While a lab's run() runs: its context, found by its run id (opened)."""
-    _OPEN[ctx.run_id] = ctx
-    try:
-        yield ctx
-    finally:
-        _OPEN.pop(ctx.run_id, None)
-
-
-def opened(run_id: str) -> LabContext | None:
-    """The open context of run `run_id` (None: no run of that id is open in this process)."""
-    return _OPEN.get(run_id)

@@ -14,8 +14,7 @@ and may give `validate(params)` (cross-parameter rules, before anything is creat
 
 `run(ctx)` gets the run's perflab.infra.context.LabContext (the session) and makes the raw files
 only: the session then reads them back, `summary(load(run_dir))`, into the run's metrics (the
-"collect" phase), the same way a chapter reads a recorded run. (A lab whose run() still records
-its metrics itself is left to do so: issue 42 moves the last of them.)
+"collect" phase), the same way a chapter reads a recorded run.
 """
 from __future__ import annotations
 

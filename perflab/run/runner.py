@@ -39,7 +39,6 @@ from perflab.config.manifest import SUITES, Lab, Manifest
 from perflab.config.options import RunOptions
 from perflab.run.record import RunRecord
 from perflab.run.session import create_run
-from perflab.fio.live import LIVE_ENV
 
 from perflab.errors import (EXIT_CHECK, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED,  # noqa: F401
                             Failure, Refused, TimedOut, from_record)
@@ -359,8 +358,7 @@ def _start_notebook(m: Manifest, lab: Lab, preset: str, values: dict, run_dir: P
     with open(run_dir / "papermill.log", "w") as plog:
         proc = subprocess.Popen(cmd, stdout=plog, stderr=subprocess.STDOUT, start_new_session=True,
                                 cwd=m.root, env={**os.environ, "PERFLAB_ROOT": str(m.root),
-                                                 labels.RUN_DIR_ENV: str(run_dir),
-                                                 **({LIVE_ENV: str(run_dir / "live.jsonl")} if live else {})})
+                                                 labels.RUN_DIR_ENV: str(run_dir)})
     ledger.Ledger(run_dir).record_process(proc.pid, "papermill")
     return proc
 

@@ -118,11 +118,9 @@ class Session:
             self.estimate_s = sum(p[1] for p in self._plan)
             print(f"{self.lab.name} ({self.preset}): {len(self._plan)} phases, expected ~{self.estimate_s:.0f} s")
         try:
-            with context.opening(self):
-                mod.run(self)
-            if not self.metrics:   # a lab whose run() still collects itself has metrics already (issue 42)
-                with self.phase("collect"):
-                    self.metric(**mod.summary(mod.load(self.data_dir)))
+            mod.run(self)
+            with self.phase("collect"):
+                self.metric(**mod.summary(mod.load(self.data_dir)))
         except Exception as e:
             failure = self.failed(e)
             if failure is None or failure is e:

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from perflab.fio.live import FROM_ENVIRONMENT, announce
+from perflab.fio.live import announce
 from typing import Iterator
 
 from perflab.errors import Failed
@@ -155,7 +155,7 @@ def _stop(proc: subprocess.Popen, timeout: float = 5.0) -> None:
 def mounted(backing_dir: str | os.PathLike, mountpoint: str | os.PathLike,
             model: DiskModel | None = None, log_dir: str | os.PathLike | None = None,
             log_wait: bool = False, extra_options: tuple[str, ...] = (),
-            timeout: float = 10.0, env: dict | None = None, live=FROM_ENVIRONMENT) -> Iterator[SlowdiskMount]:
+            timeout: float = 10.0, env: dict | None = None, live: Path | None = None) -> Iterator[SlowdiskMount]:
     """Mount ``backing_dir`` on ``mountpoint`` with slowdisk for the ``with`` block.
 
     Builds the binary if needed, starts it in the foreground (its own session, so a
