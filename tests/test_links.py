@@ -40,10 +40,14 @@ def test_a_sampler_that_fails_stops_the_run_with_its_error(tmp_path):
 def test_a_sampler_that_works_stops_quietly(tmp_path):
     s = links.LinkSampler(FlakyLinks(10 ** 6), tmp_path / "links.log", interval=0.02)
     s.start()
-    time.sleep(0.1)
+    log = tmp_path / "links.log"
+    end = time.monotonic() + 10
+    while not (log.exists() and log.read_text().count("\n") >= 4):   # two samples of both clients
+        assert time.monotonic() < end, "no samples within 10 s"
+        time.sleep(0.01)
     s.stop()
-    lines = (tmp_path / "links.log").read_text().splitlines()
-    assert lines and all(len(ln.split()) == 6 for ln in lines)
+    lines = log.read_text().splitlines()
+    assert len(lines) >= 4 and all(len(ln.split()) == 6 for ln in lines)
 
 
 def test_htb_class_counters():

@@ -139,11 +139,14 @@ def test_a_bad_line_in_the_list_of_sources_is_shown_and_the_next_ones_are_read(t
 def test_the_poller_lives_through_a_failing_tick_and_says_so_once(tmp_path, live):
     run = live(interval_s=0.02)
 
+    ticks = []
+
     def boom() -> None:
+        ticks.append(1)
         raise RuntimeError("boom")
 
     run.poll = boom   # every tick fails as a whole
-    time.sleep(0.3)   # some fifteen ticks
+    wait_for(lambda: len(ticks) >= 15)
     assert run._thread.is_alive()
     wait_for(lambda: run.data()["errors"])
     assert run.data()["errors"] == ["could not read the run's sources: RuntimeError: boom"]
