@@ -120,3 +120,32 @@ def test_the_session_collects_what_run_made(manifest, tmp_path, monkeypatch):
 def test_the_contract_is_a_protocol_tests_can_meet(manifest, tmp_path):
     c = Ctx("r9", manifest.lab("heatmaps"), manifest, tmp_path)
     assert context.image_tag(c, "fio") == manifest.images["fio"].tag
+
+
+def test_a_runs_parameters_are_validated_once(manifest, tmp_path, monkeypatch):
+    """`perflab run` validates the parameters (params.resolve, the lab's validate); the notebook's
+    session reads run.json's values back converted, not validated again; a value that does not
+    convert (run.json edited by hand) is refused, naming the file and the parameter."""
+    from perflab.config import params
+    from perflab.run.record import RunRecord
+
+    lab = manifest.lab("bad-cable")
+    values = params.resolve(lab, "smoke")
+    d = tmp_path / "bad-cable-run"
+    d.mkdir()
+    RunRecord(d).create({"run_id": d.name, "lab": lab.name, "preset": "smoke", "params": values,
+                         "params_text": params.describe(values, lab), "options": RunOptions().record()})
+
+    def again(*a, **kw):
+        raise AssertionError("validated a second time")
+    monkeypatch.setattr(params, "resolve", again)
+    monkeypatch.setattr(lab.load_module(), "validate", again)
+    assert session.open("bad-cable", run="smoke", run_dir=str(d)).params == values
+    assert session.open("bad-cable").params == params.recorded(
+        lab, json.loads((manifest.root / "data" / "reference" / "bad-cable" / "run.json").read_text())["params_text"])
+
+    doc = json.loads((d / "run.json").read_text())
+    doc["params_text"]["clients"] = "five"
+    (d / "run.json").write_text(json.dumps(doc))
+    with pytest.raises(params.ParamError, match=r"run.json: parameter clients='five'"):
+        session.open("bad-cable", run="smoke", run_dir=str(d))

@@ -138,6 +138,24 @@ def resolve(lab: Lab, preset: str | None = "smoke", overrides: dict | list | Non
     return values
 
 
+def recorded(lab: Lab, text: dict, where: str = "run.json") -> dict:
+    """The typed values of a run `resolve` validated when it was made (`perflab run`: run.json's
+    params_text): converted, not validated again, so a run's parameters are validated once (its
+    hosts file read once, its Docker network looked up once). A parameter the lab has gained since
+    takes its default; one it no longer has is left out. A value that does not convert (a file
+    edited by hand) is refused with its name, as `resolve` refuses it."""
+    values, problems = {}, []
+    for name, p in lab.params.items():
+        raw = text.get(name, p.default)
+        try:
+            values[name] = convert(p, raw)
+        except ValueError as e:
+            problems.append(f"{where}: parameter {name}={raw!r}: {e}; allowed: {allowed(p)}")
+    if problems:
+        raise ParamError(problems)
+    return values
+
+
 def disk_need(lab: Lab, values: dict) -> int:
     return int(sum(values[k] * f for k, f in lab.disk.items()))
 

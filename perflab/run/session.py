@@ -382,7 +382,7 @@ def open(lab: str, run: str = REFERENCE, params: dict | None = None, run_dir: st
             raise FileNotFoundError(f"no reference run for lab {lab} under {d}; record one with "
                                     f"`scripts/perflab run {lab} --preset full --record`")
         doc = json.loads((d / "run.json").read_text())
-        values = params_mod.resolve(lb, None, doc.get("params_text", {}))
+        values = params_mod.recorded(lb, doc.get("params_text", {}), str(d / "run.json"))
         return Session(m, lb, "reference", doc.get("preset"), values, d, None)
     if run_dir:  # started by `perflab run`: the run directory and run.json exist
         d = Path(run_dir)
@@ -392,7 +392,7 @@ def open(lab: str, run: str = REFERENCE, params: dict | None = None, run_dir: st
                 raise Refused(f"run {d} is a mystery run: its student notebook opens it "
                               "(perflab.teaching.student.open_session)")
             doc["params_text"] = {**doc["params_text"], **seal.hidden_text}
-        values = params_mod.resolve(lb, None, doc["params_text"])
+        values = params_mod.recorded(lb, doc["params_text"], str(d / "run.json"))   # `perflab run` validated them
         options = RunOptions.from_record(doc.get("options"))
     else:  # run live from a notebook by hand: validate here, then make a run directory
         values = params_mod.resolve(lb, run, params or {}, m.budget,
