@@ -383,3 +383,16 @@ def test_a_client_that_read_nothing_fails_the_run_with_what_the_driver_said(lab,
     rows[1]["read"]["io_bytes"] = 8192
     (tmp_path / "clients.json").write_text(json.dumps({"fio version": "fio-3.33", "client_stats": rows}))
     exp._every_client_read(tmp_path, clients, said)   # every client read: nothing said
+
+
+def test_the_chapter_names_the_servers_capabilities_as_the_code_grants_them(lab):
+    """chapters/bad-cable.md lists the NFS server's capabilities in its prose: exactly the ones
+    perflab.infra.nfsserver grants (lab.SERVER_CAPS), each once."""
+    import re
+
+    from conftest import ROOT
+
+    text = (ROOT / "chapters" / "bad-cable.md").read_text()
+    sentence = next(p for p in text.split("\n\n") if p.startswith("The server container keeps only"))
+    named = re.findall(r"`([A-Z_]+)`", sentence.split(";")[0])
+    assert sorted(named) == sorted(lab.SERVER_CAPS) and len(set(named)) == len(named), named

@@ -57,6 +57,18 @@ def test_icy_lake_simulation_gives_an_x_with_the_predicted_slope(lab):
     # unwrapped, each line moves by the predicted step per write, d0 up and d1 down as much
     assert m["icy_d0_net_us"] == pytest.approx(11.56, rel=0.1) and m["icy_d1_net_us"] == pytest.approx(-11.56, rel=0.1)
     assert -m["icy_d1_net_ms_s"] / m["icy_d0_net_ms_s"] == pytest.approx(1, rel=0.1)
+    assert m["icy_round_share"] > 0.95   # each round's two waits add up to one rotation
+
+
+def test_round_share_tells_waits_that_share_a_rotation_from_independent_ones(lab):
+    t = np.arange(0, 20, 0.01)
+    d0 = pd.DataFrame({"t_s": t, "svc_ms": (t * 1.3) % 8.0})
+    d1 = pd.DataFrame({"t_s": t + 0.004, "svc_ms": 8.0 - (t * 1.3) % 8.0})   # each round's waits sum to 8 ms
+    assert lab.round_share(d0, d1, 8.0) == 1.0
+    rng = np.random.default_rng(1)
+    d1r = d1.assign(svc_ms=rng.uniform(0, 8.0, len(d1)))                  # a wait of its own each round
+    assert lab.round_share(d0, d1r, 8.0) < 0.5
+    assert np.isnan(lab.round_share(d0, d1.iloc[:0], 8.0))
 
 
 def test_icy_lake_in_step_spindles_do_not_drift(lab):

@@ -1,11 +1,10 @@
 """The l2arc chapter's claims, each declared once (perflab.analysis.checks).
 
-The disks are emulated (slowdisk's model, a few milliseconds a read), the cache device is RAM (zram),
-and every read crosses FUSE into zfs-fuse. What each check asks of the machine (the chapter's audit
-table says it too):
-- most ask nothing of its speed: they compare the run's data with itself (the fill's shape, the ARC's
-  hit shares, the tiers' counters) or with a prediction built from the disks' read time this run
-  measured (its cold reads), so a slower machine moves both sides;
+The disks are emulated (slowdisk's model, a few ms a read), the cache device is RAM (zram), and every
+read crosses FUSE into zfs-fuse. What each check asks of the machine (the chapter's audit table too):
+- most ask nothing of its speed: they compare the run's data with itself (the fill's shape, the ARC's hit
+  shares, the tiers' counters) or with a prediction from the disks' read time this run measured (its cold
+  reads), so a slower machine moves both sides;
 - the IOPS gains (warm over cold, the L2ARC on over off), the IOPS staying low until late, and the
   ARC's hits per second (IOPS times its hit share, warm against cold and with the L2ARC against
   without) need cache hits many times faster than an emulated disk read. A hit is CPU work (fio, FUSE,
@@ -29,7 +28,7 @@ table says it too):
 """
 from __future__ import annotations
 
-from perflab.analysis.checks import Check, percent
+from perflab.analysis.checks import Check
 
 from .analysis import KEPT_S, WARM_IOPS_MIN, WARM_IOPS_MIN_OTHER
 
@@ -79,8 +78,8 @@ def _share_off(m) -> float:
     return m["dram_share_off"] / m["dram_share_warm"]
 
 
-def _hits_fall(m) -> float:   # the ARC's hits per second with the L2ARC / without it
-    return m["dram_hits_per_s_warm"] / m["dram_hits_per_s_off"] if m["dram_hits_per_s_off"] else float("inf")
+def _fall(m) -> str:   # the ARC's hits per second with the L2ARC / without it, when it had any without
+    return f" ({m['dram_hits_per_s_warm'] / m['dram_hits_per_s_off']:.0f}x)" if m["dram_hits_per_s_off"] else ""
 
 
 def _hit_gain(m) -> float:
@@ -230,8 +229,9 @@ CHECKS = [
           _tiers, ">=", 1,
           about=(f"the lesser of warm p50 / ({ARC_UNDER_L2} x DRAM probe p50) and cold p50 / ({L2_UNDER_DISK} x "
                  f"warm p50)"),
-          show=lambda m, p: (f"probe {m['arc_p50_us']:,.0f} us < warm {m['warm_p50_us']:,.0f} us < cold "
-                             f"{m['cold_p50_us']:,.0f} us"),
+          show=lambda m, p: (f"warm {m['warm_p50_us']:,.0f} us, {m['warm_p50_us'] / m['arc_p50_us']:.1f}x the probe's "
+                             f"{m['arc_p50_us']:,.0f}; cold {m['cold_p50_us']:,.0f} us, "
+                             f"{m['cold_p50_us'] / m['warm_p50_us']:.0f}x warm"),
           asks="a warm read (nearly all cache hits) well under a cold read (nearly all disk reads: a fifth of it), "
                "and a read from memory at most half a warm read: the probe and the warm reads are CPU work and "
                "move together with the CPU's speed"),
@@ -256,13 +256,13 @@ CHECKS = [
     Check("the disk band fades from the application's map", "app_ms_share_warm", "<=",
           lambda m, p: m["app_ms_share_cold"] / BAND_FADE, about="share of reads >= 1 ms at the end",
           bound_about=f"the share at the start / {BAND_FADE}",
-          show=lambda m, p: f"{percent(m['app_ms_share_cold'])} at the start, {percent(m['app_ms_share_warm'])} at the end",
+          show=lambda m, p: f"{m['app_ms_share_cold']:.3g} at the start, {m['app_ms_share_warm']:.2g} at the end",
           asks=f"{STALLS} adds reads of 1 ms or more that no disk caused (the run does not measure stalls)"),
     Check("DRAM hits: the share changes little, the number per second much more", lambda m, p: _hits_x(m), ">=",
           lambda m, p: HITS_OVER_SHARE * max(_share_x(m), 1 / _share_x(m)), unit="x",
           about="DRAM hits/s warm / cold", bound_about=f"{HITS_OVER_SHARE}x the change of their share, either way",
           unless=_hits_too_slow_for_dram_hits, asks=f"{HITS}: hits per second rise with the IOPS",
-          show=lambda m, p: (f"share {percent(m['dram_share_cold'])} cold, {percent(m['dram_share_warm'])} warm "
+          show=lambda m, p: (f"share {m['dram_share_cold']:.3g} cold, {m['dram_share_warm']:.3g} warm "
                              f"({_share_x(m):.1f}x); {m['dram_hits_per_s_cold']:,.0f} hits/s cold, "
                              f"{m['dram_hits_per_s_warm']:,.0f} warm ({_hits_x(m):.0f}x)")),
     Check("no cache band in the device's map", "device_sub500us_share", "<=", DEVICE_FAST,
@@ -284,15 +284,15 @@ CHECKS = [
           asks=f"{HITS}, for the hits per second (the share asks nothing of its speed)",
           about=(f"the ARC's hit share without / with the L2ARC within {SHARE_SAME[0]}-{SHARE_SAME[1]}x, and its "
                  f"hits/s with the L2ARC at least {HITS_FALL}x those without"),
-          show=lambda m, p: (f"share {percent(m['dram_share_warm'])} with, {percent(m['dram_share_off'])} without "
+          show=lambda m, p: (f"share {m['dram_share_warm']:.3g} with, {m['dram_share_off']:.3g} without "
                              f"({_share_off(m):.2f}x); {m['dram_hits_per_s_warm']:,.0f} hits/s with, "
-                             f"{m['dram_hits_per_s_off']:,.0f} without ({_hits_fall(m):.0f}x)")),
+                             f"{m['dram_hits_per_s_off']:,.0f} without{_fall(m)}")),
     Check("without the L2ARC, the disk band is back as it was cold", "off_ms_share", ">=",
           lambda m, p: max(BAND_FADE * m["app_ms_share_warm"], BACK_COLD * m["app_ms_share_cold"]),
           about="share of reads >= 1 ms without the cache device",
           bound_about=f"{BAND_FADE}x the warm share and {BACK_COLD}x the cold",
-          show=lambda m, p: (f"{percent(m['off_ms_share'])} without; {percent(m['app_ms_share_warm'])} warm, "
-                             f"{percent(m['app_ms_share_cold'])} cold")),
+          show=lambda m, p: (f"{m['off_ms_share']:.3g} without; {m['app_ms_share_warm']:.2g} warm, "
+                             f"{m['app_ms_share_cold']:.3g} cold")),
     Check("the ARC keeps what it holds: its hit share right after the removal", "dram_share_off_start", ">=",
           lambda m, p: KEPT * m["dram_share_warm"],
           about=f"the ARC's hit share in the first {KEPT_S:g} s without the cache device (an emptied ARC would start "

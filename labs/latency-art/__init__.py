@@ -42,11 +42,11 @@ from .analysis import (LINEAR_MAX_NS, LINEAR_NS, TRIM_S, device_phases, find_kne
 from .checks import CHECKS
 from .experiment import (ICY, ICY_DISK_BYTES, PTERO, STREAM_DISK_BYTES, icy_job, icy_model, jbod_of, plan,
                          ptero_job, run, sanity_context, stream_model, validate)
-from .icy import (CREEP_STEP, creep_share, drift_per_visit_us, icy_disks, icy_host, icy_stats,
-                  icy_write_cache, lag1, net_line, rotations_ms)
+from .icy import (CREEP_STEP, SUM_BAND, creep_share, drift_per_visit_us, icy_disks, icy_host, icy_stats,
+                  icy_write_cache, lag1, net_line, round_share, rotations_ms)
 
-__all__ = ["CHECKS", "CREEP_STEP", "ICY", "ICY_DISK_BYTES", "LINEAR_MAX_NS", "LINEAR_NS", "PTERO",
+__all__ = ["CHECKS", "CREEP_STEP", "SUM_BAND", "ICY", "ICY_DISK_BYTES", "LINEAR_MAX_NS", "LINEAR_NS", "PTERO",
            "STREAM_DISK_BYTES", "TRIM_S", "creep_share", "device_phases", "drift_per_visit_us",
            "find_knee", "icy_disks", "icy_host", "icy_job", "icy_model", "icy_stats", "icy_write_cache", "jbod_of",
            "lag1", "load", "net_line", "per_disk_rates", "phase_windows", "plan", "ptero_job", "ptero_phases", "ptero_stats",
-           "rotations_ms", "run", "sanity_context", "stream_model", "summary", "validate"]
+           "rotations_ms", "round_share", "run", "sanity_context", "stream_model", "summary", "validate"]

@@ -33,11 +33,10 @@ from __future__ import annotations
 
 from perflab.analysis.checks import Check
 
-from .icy import CREEP_STEP
+from .icy import CREEP_STEP, SUM_BAND
 
-SUM_BAND = (0.85, 1.2)       # mean service of d0 + d1, in rotations
 CREEP_MIN = 0.8              # share of successive writes within CREEP_STEP of a rotation
-SLOPE_BAND = (0.5, 2.0)      # d0's slope over the predicted one; d1's net slope over d0's, reversed
+SLOPE_BAND = (0.5, 2.0)      # d0's slope over the predicted one
 FLAT_DRIFT_US = 2.0          # spindles in step: |drift| per round under this
 KNEE_SLACK = 1.0             # the knee within this many disks of ports x lanes
 LINEAR_MIN = 0.8             # MB/s at the knee / (ports x lanes x one disk's)
@@ -89,6 +88,12 @@ def _host_breaks_the_creep(m, p) -> str | None:
     more of a disk's writes by {CREEP_STEP:.0%} of a rotation or more beyond their median (fio's latency less
     the disk's own service time), and the lab did its part (both write caches off, every write sequential)."""
     return _held(m, HELD_FOR_CREEP, f"bring the share of small steps under {CREEP_MIN:g}")
+
+
+def _wraps_expected(m, p) -> int:
+    """Half the wrap-rounds predicted over the writes icy_stats measures (the run less its first and
+    last second), at least one."""
+    return max(1, int(0.5 * (p["icy_time"] - 2) / m["icy_predicted_period_s"]))
 
 
 def _host_breaks_the_median(m, p) -> str | None:
@@ -173,6 +178,12 @@ CHECKS = [
           "between", SUM_BAND, about="mean service of d0 + d1 / one rotation",
           show=lambda m, p: round(m["icy_sum_ms"] / m["icy_rotation_ms"], 3), unless=_host_slow_rounds,
           asks=f"timing: {_TURNAROUND} short beside a rotation (each wait is shorter by it)"),
+    Check("icy lake: round by round, what one disk's wait gains the other's loses", "icy_round_share", ">=",
+          CREEP_MIN, about=f"share of rounds (a write to each disk) whose two waits add up to {SUM_BAND[0]}-"
+                           f"{SUM_BAND[1]} of a rotation",
+          unless=_host_breaks_the_creep,
+          asks=f"timing precision: {_TURNAROUND} steady to within {CREEP_STEP:.0%} of a rotation for all but a "
+               f"few writes (a held-up write spoils its round)"),
     *_CREEP,
     Check("icy lake: the two diagonals run in opposite directions (an X)",
           lambda m, p: m["icy_d0_drift_us"] > 0 > m["icy_d1_drift_us"], "==", True,
@@ -181,23 +192,15 @@ CHECKS = [
           only_if=_offset_set, unless=_host_breaks_the_median,
           asks=f"timing: {_TURNAROUND} steady for at least half the writes (the median step)"),
     Check("icy lake: the lines wrap round the rotation (a sawtooth)",
-          lambda m, p: min(m["icy_d0_net_wraps"], m["icy_d1_net_wraps"]), ">=", 1,
+          lambda m, p: min(m["icy_d0_net_wraps"], m["icy_d1_net_wraps"]), ">=", _wraps_expected,
           about="net wrap-rounds of the disk that wraps less (one expected every {icy_predicted_period_s} s)",
+          bound_about="half the predicted number over the measured span, at least 1",
           show=lambda m, p: (f"d0 {m['icy_d0_net_wraps']} ({m['icy_d0_jumps']} jumps), "
                              f"d1 {m['icy_d1_net_wraps']} ({m['icy_d1_jumps']} jumps)"),
           only_if=lambda m, p: (_offset_set(m, p) and bool(m.get("icy_predicted_period_s"))
                                 and 1.5 * m["icy_predicted_period_s"] < p["icy_time"]),
           asks="nothing of its speed: the run lasting one and a half predicted periods (a held-up write adds a "
                "jump out and one back, which cancel in the net count)"),
-    Check("icy lake: what one disk's line gains, the other's loses (net slopes)",
-          lambda m, p: -m["icy_d1_net_ms_s"] / m["icy_d0_net_ms_s"] if m["icy_d0_net_ms_s"] else float("nan"),
-          "between", SLOPE_BAND, unit="x", about="-(d1's net slope) / d0's, in ms per second",
-          show=lambda m, p: (f"d0 {m['icy_d0_net_ms_s']:+.2f}, d1 {m['icy_d1_net_ms_s']:+.2f} ms/s: "
-                             f"{-m['icy_d1_net_ms_s'] / m['icy_d0_net_ms_s']:.2f}x" if m["icy_d0_net_ms_s"]
-                             else "d0's net slope is 0"),
-          only_if=_offset_set,
-          asks="nothing of its speed: a write held off its line adds a step out and one back, which cancel in a "
-               "net slope"),
     Check("icy lake: the slope is the difference of the two rotation times",
           lambda m, p: abs(m["icy_d0_drift_us"] / m["icy_predicted_drift_us"]), "between", SLOPE_BAND, unit="x",
           about="d0's median step / the predicted {icy_predicted_drift_us} us per round",

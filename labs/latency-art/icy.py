@@ -16,6 +16,8 @@ from perflab.infra import slowdisk
 #: share of a rotation (wrap-rounds folded back). Creep moves it by about 12 us of 8.3 ms (0.15%); a
 #: random rotation puts it anywhere in [-1/2, 1/2] of a rotation, so a tenth of its steps pass.
 CREEP_STEP = 0.05
+#: the two disks' waits add up to one rotation within this band (mean of d0 + d1; each round's)
+SUM_BAND = (0.85, 1.2)
 
 
 def icy_write_cache(data_dir: Path) -> list[bool] | None:
@@ -74,6 +76,20 @@ def net_line(svc_ms: np.ndarray, t_s: np.ndarray, rot_ms: float) -> dict:
             "wraps": abs(int(np.sign(jumps).sum())), "jumps": int(len(jumps))}
 
 
+def round_share(d0: pd.DataFrame, d1: pd.DataFrame, rot_ms: float, band: tuple = SUM_BAND) -> float:
+    """The share of rounds (a write to d0, then the write to d1 after it: one thread writes the disks in
+    turn) whose two waits add up to one rotation, within `band` of it: what one disk's wait gains, the
+    other's loses, round by round. Unlike the lines' net slopes, a run of held-up writes spoils only
+    its own rounds. NaN without rounds."""
+    t1 = d1.t_s.to_numpy()
+    j = np.searchsorted(t1, d0.t_s.to_numpy(), side="right")
+    ok = j < len(t1)
+    if not ok.any():
+        return float("nan")
+    r = (d0.svc_ms.to_numpy()[ok] + d1.svc_ms.to_numpy()[j[ok]]) / rot_ms
+    return float(np.mean((r >= band[0]) & (r <= band[1])))
+
+
 def creep_share(svc_ms: np.ndarray, rot_ms: float, within: float = CREEP_STEP) -> float:
     """The share of successive writes whose service time changes by less than `within` of a rotation
     (a jump of about a rotation, the sawtooth wrapping round, folded back): near 1 when latency
@@ -123,7 +139,10 @@ def icy_stats(disks: dict[str, pd.DataFrame], p: dict) -> dict:
         r[f"icy_{name}_net_ms_s"] = round(net["ms_s"], 4)
         r[f"icy_{name}_net_wraps"] = net["wraps"]
         r[f"icy_{name}_jumps"] = net["jumps"]
-    # the two waits share one rotation: mean service of d0 + d1 is about one rotation
+    # the two waits share one rotation: mean service of d0 + d1 is about one rotation, and round by round
+    if len(disks) == 2:
+        (_, a), (_, b) = disks.items()
+        r["icy_round_share"] = round(round_share(a[_kept(a)], b[_kept(b)], rot[0]), 3)
     r["icy_sum_ms"] = round(sum(float(df.svc_ms.mean()) for df in disks.values()), 3)
     r["icy_rotation_ms"] = round(rot[0], 3)
     span = max(df.t_s.max() for df in disks.values()) - 2

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 __all__ = ["Check", "PASS", "FAIL", "NOT_SHOWN", "NEVER", "AUDIT", "audit", "grouped", "status", "failed",
-           "evaluate", "outcomes", "statuses", "probe", "wrong_sides", "shown", "words", "readable", "percent"]
+           "evaluate", "outcomes", "statuses", "probe", "wrong_sides", "shown", "words", "readable"]
 
 PASS, FAIL, NOT_SHOWN = "pass", "FAIL", "not shown here"
 #: "not shown here when" of a check without `unless`
@@ -87,14 +87,6 @@ def shown(v, unit: str = "") -> str:
 
         return np.format_float_positional(v, precision=4, unique=True, fractional=False, trim="-") + _unit(unit)
     return "-" if v is None else readable(str(v))
-
-
-def percent(share: float | None) -> str:
-    """A share (0 to 1) as a percentage a reader reads: two significant digits under 1% ("0.22%"), one
-    decimal above ("91.1%"), "-" for none."""
-    if share is None or share != share:
-        return "-"
-    return f"{100 * share:.2g}%" if abs(share) < 0.01 else f"{100 * share:.1f}%"
 
 
 def _unit(unit: str) -> str:
