@@ -92,12 +92,7 @@ def resolve(lab: Lab, preset: str | None = "smoke", overrides: dict | list | Non
                             + (f"; did you mean '{near[0]}'?" if near else "")
                             + f" (parameters: {', '.join(lab.params)})")
     raw.update({k: v for k, v in ov.items() if k in lab.params})
-    values: dict[str, object] = {}
-    for name, p in lab.params.items():
-        try:
-            values[name] = convert(p, raw[name])
-        except ValueError as e:
-            problems.append(f"parameter {name}={raw[name]!r}: {e}; allowed: {allowed(p)}")
+    values = _converted(lab, raw, problems)
     for name, p in lab.params.items():
         if name not in values:
             continue
@@ -138,19 +133,26 @@ def resolve(lab: Lab, preset: str | None = "smoke", overrides: dict | list | Non
     return values
 
 
+def _converted(lab: Lab, raw: dict, problems: list[str], prefix: str = "") -> dict:
+    """Each of the lab's parameters converted from `raw` (every one present); a value that does not
+    convert is left out and said in `problems`."""
+    values: dict[str, object] = {}
+    for name, p in lab.params.items():
+        try:
+            values[name] = convert(p, raw[name])
+        except ValueError as e:
+            problems.append(f"{prefix}parameter {name}={raw[name]!r}: {e}; allowed: {allowed(p)}")
+    return values
+
+
 def recorded(lab: Lab, text: dict, where: str = "run.json") -> dict:
     """The typed values of a run `resolve` validated when it was made (`perflab run`: run.json's
     params_text): converted, not validated again, so a run's parameters are validated once (its
     hosts file read once, its Docker network looked up once). A parameter the lab has gained since
     takes its default; one it no longer has is left out. A value that does not convert (a file
     edited by hand) is refused with its name, as `resolve` refuses it."""
-    values, problems = {}, []
-    for name, p in lab.params.items():
-        raw = text.get(name, p.default)
-        try:
-            values[name] = convert(p, raw)
-        except ValueError as e:
-            problems.append(f"{where}: parameter {name}={raw!r}: {e}; allowed: {allowed(p)}")
+    problems: list[str] = []
+    values = _converted(lab, {k: text.get(k, p.default) for k, p in lab.params.items()}, problems, f"{where}: ")
     if problems:
         raise ParamError(problems)
     return values

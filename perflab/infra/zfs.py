@@ -28,6 +28,8 @@ from perflab.infra.labdirs import made_dirs
 from perflab.infra.ledger import Ledger
 from perflab.infra.slowdisk import DiskModel
 
+log = logging.getLogger(__name__)
+
 POOL = "tank"
 EXPORT = "/export"   # inside the containers
 DISKS = "/disks"     # slowdisk mount inside the server
@@ -36,7 +38,6 @@ DEVLOG = "/devlog"
 SLOW_LOG_BACKING = "/backing-log"   # a slow log device's file (ZfsServer.add_disk_log) ...
 SLOW_LOG_DIR = "/slowlog"           # ... served by its own slowdisk mount
 #: the ARC's counters ZfsServer.start_kstat_sampler samples unless told others
-log = logging.getLogger(__name__)
 ARC_COUNTERS = ("hits", "misses", "l2_hits", "l2_misses", "l2_size", "size", "c", "l2_feeds", "l2_write_bytes")
 
 
