@@ -12,13 +12,14 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from perflab import cli
-from perflab.infra import labels
+from perflab.infra import labels, ledger
 from perflab.infra.ledger import Ledger, proc_start_time
 
 REPO = Path(__file__).resolve().parent.parent
@@ -210,6 +211,42 @@ def test_a_process_started_for_the_run_is_stopped(root, capsys):
         led.record_process(p.pid, "sleep")
         rc, text = clean(capsys, "--run", led.dir.name)
         assert rc == 0 and p.wait(5) is not None and led.open_entries() == [], text
+
+
+def test_a_process_started_for_the_run_that_no_ledger_records_is_stopped(root, capsys):
+    """A kernel its runner's SIGKILL left running before it recorded itself: its environment names the
+    run, so --check lists it and clean stops it (recording it first); another run's is left running."""
+    led = _run(root)
+    other = _run(root, "heatmaps-20260101-000000-000000")
+    with sleeper(led.child_env()) as p, sleeper(other.child_env()) as q:
+        rc, text = clean(capsys, "--check")
+        assert rc == 1 and f"process {p.pid} (run {led.dir.name})" in text \
+            and f"process {q.pid} (run {other.dir.name})" in text, text
+        rc, text = clean(capsys, "--run", led.dir.name)
+        assert rc == 0 and p.wait(15) is not None and q.poll() is None, text
+        stopped = [json.loads(x) for x in led.path.read_text().splitlines()]
+        assert [(e["op"], e["id"], e.get("what")) for e in stopped] == [
+            ("create", str(p.pid), "found by its run marker"), ("release", str(p.pid), None)]
+
+
+def test_a_process_started_while_the_runs_processes_are_stopped_is_stopped_too(root, capsys):
+    """One the run's process starts as it is being stopped (a child the next look finds)."""
+    led = _run(root)
+    script = "trap 'sleep 300 & echo $! > child; exit 0' TERM; sleep 300 & wait"
+    p = subprocess.Popen(["bash", "-c", script], env=led.child_env(), cwd=led.dir)
+    try:
+        deadline = time.time() + 10
+        while len(ledger.marked_processes(led.dir)) < 2 and time.time() < deadline:
+            time.sleep(0.05)   # bash and its first sleep
+        rc, text = clean(capsys, "--run", led.dir.name)
+        child = int((led.dir / "child").read_text())
+        assert rc == 0 and p.wait(15) is not None and not ledger.process_alive(child, None), text
+        assert ledger.marked_processes(led.dir) == [] and led.open_entries() == []
+    finally:
+        for pid in [p.pid, *ledger.marked_processes(led.dir)]:   # the test's own, by PID
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, 9)
+        p.wait()
 
 
 # --- loop and zram devices ----------------------------------------------------------------------

@@ -191,6 +191,29 @@ def test_sigkill_then_clean_removes_what_is_labelled_or_recorded(docker_ok, arti
     assert_nothing_left(artifacts)
 
 
+def test_sigkill_as_the_notebook_kernel_starts_then_clean_leaves_nothing(docker_ok, artifacts):
+    """The runner killed while its notebook's kernel starts, before the kernel has recorded itself: the
+    kernel goes on making the run's objects unless clean finds it by the run its environment names
+    (53836bb's CI: jbod's loop devices and a container left after `perflab clean`)."""
+    before = {p.name for p in run_dirs()}
+    p = _start("jbod")
+    t_end, kernel = time.time() + 60, None
+    while kernel is None and time.time() < t_end and p.poll() is None:
+        new = [d for d in run_dirs() if d.name not in before]
+        kernel = next((pid for d in new for pid in ledger.marked_processes(d)
+                       if "ipykernel" in ledger.command_line(pid)), None)
+        time.sleep(0.02)
+    p.kill()
+    p.communicate(timeout=30)
+    assert kernel is not None, "no notebook kernel of the run appeared within 60 s"
+    r = perflab_cmd("clean")
+    keep(artifacts, "clean.txt", r)
+    assert r.returncode == 0, r.stderr
+    time.sleep(3)   # what a kernel left running would make meanwhile
+    assert not ledger.process_alive(kernel, None)
+    assert_nothing_left(artifacts)
+
+
 # A signal at a random moment of a run (before its containers exist, while they start, mid-run, while it
 # cleans up): whatever the moment, nothing is left behind and the run is never marked complete. The
 # moment is drawn from PERFLAB_TEST_SEED (default: the clock) and written to the artifacts, so that
@@ -213,22 +236,22 @@ def test_interrupted_at_a_random_moment_leaves_nothing(docker_ok, artifacts, lab
     time.sleep(delay)
     p.send_signal(sig)
     out, err = p.communicate(timeout=240)
-    keep(artifacts, "interrupted-random.txt", f"PERFLAB_TEST_SEED={seed}: {sig.name} after {delay:.2f} s\n"
-         f"exit {p.returncode}\n--- stdout\n{out}\n--- stderr\n{err}")
+    how = f"PERFLAB_TEST_SEED={seed}: {sig.name} after {delay:.2f} s\n"
+    keep(artifacts, "interrupted-random.txt", f"{how}exit {p.returncode}\n--- stdout\n{out}\n--- stderr\n{err}")
     if sig == signal.SIGKILL:
         r = perflab_cmd("clean")
         keep(artifacts, "clean.txt", r)
-        assert r.returncode == 0, r.stderr
+        assert r.returncode == 0, how + r.stderr
     else:
         # interrupted (130), or finished just before the signal landed (0)
-        assert p.returncode in (0, 130), (p.returncode, err[-2000:])
+        assert p.returncode in (0, 130), (how, p.returncode, err[-2000:])
     new = [d for d in run_dirs() if d.name not in before]
     for d in new:
         f = d / "run.json"
         if f.exists():
             status = json.loads(f.read_text())["status"]
-            assert status == ("complete" if p.returncode == 0 else "incomplete"), (d.name, status, delay)
-    assert_nothing_left(artifacts)
+            assert status == ("complete" if p.returncode == 0 else "incomplete"), (how, d.name, status)
+    assert_nothing_left(artifacts, how)
 
 
 def test_clean_leaves_unlabelled_objects_alone(docker_ok, artifacts):

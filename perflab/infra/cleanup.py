@@ -14,9 +14,12 @@ from pathlib import Path
 
 from perflab.errors import Refused
 from perflab.infra.labels import docker_objects, remove_docker_objects, run_dirs_by_run
-from perflab.infra.ledger import Ledger, Run, exists, process_alive, proc_start_time, refusal
+from perflab.infra.ledger import Ledger, Run, exists, marked_processes, process_alive, proc_start_time, refusal
 
 OWNER = "owner.json"
+#: looks for a run's processes when stopping them: one being stopped may just have started another
+#: (whose environment names the run too), which the next look finds
+STOP_ROUNDS = 5
 #: what a run name is (perflab's run ids: `<lab>-<UTC stamp>-<hex>`, `conditions-<stamp>`): never a path
 RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,199}")
 
@@ -72,15 +75,38 @@ class Leftover:
 def clean_run(run_dir: Path, client=None) -> list[str]:
     """Remove what one run recorded or labelled, each host object only once proven the run's; return
     what stays, one line each ("could not remove: ..." or "left alone: ..."). Processes go first (so
-    nothing creates more objects meanwhile), then Docker objects, then the other host objects.
+    nothing creates more objects meanwhile; also those no ledger recorded, found by the run named in
+    their environment), then Docker objects, then the other host objects.
     `client`: a Docker client, None when no engine answers."""
     led = Ledger(run_dir)
-    stays = []
-    for e in [e for e in led.open_entries() if e.get("kind") == "process"]:
-        stays += filter(None, [led.give_back(e, client)])
+    stays = _stop_processes(led, client)
     stays += [f"could not remove: {f}" for f in remove_docker_objects(client, led.dir.name)]
     for e in [e for e in led.open_entries() if e.get("kind") != "process"]:
         stays += filter(None, [led.give_back(e, client)])
+    return stays
+
+
+def _open_processes(led: Ledger) -> list[dict]:
+    return [e for e in led.open_entries() if e.get("kind") == "process"]
+
+
+def _stop_processes(led: Ledger, client) -> list[str]:
+    """Stop the run's processes: those its ledger records and those whose environment names the run
+    (a kernel its runner's SIGKILL left running before it recorded itself), each recorded first so
+    the ledger says what was stopped, and each proven the run's when it is stopped. Look again until
+    a look finds nothing new (at most STOP_ROUNDS). What stays, one line each."""
+    tried, stays = set(), []
+    for _ in range(STOP_ROUNDS):
+        recorded = {e["id"] for e in _open_processes(led)}
+        for pid in marked_processes(led.dir):
+            if str(pid) not in recorded:
+                led.record_process(pid, "found by its run marker")
+        todo = [e for e in _open_processes(led) if (e["id"], e.get("start_time")) not in tried]
+        if not todo:
+            break
+        for e in todo:
+            tried.add((e["id"], e.get("start_time")))
+            stays += filter(None, [led.give_back(e, client)])
     return stays
 
 
@@ -114,16 +140,20 @@ def clean(root: Path, run_id: str | None = None, force: bool = False, client=Non
 
 
 def leftovers(root: Path, include_active: bool = False, client=None) -> list[Leftover]:
-    """What runs left: labelled Docker objects (with `client`), and recorded host objects still there,
-    those not proven the run's with the line saying why (`why`)."""
+    """What runs left: labelled Docker objects (with `client`), recorded host objects still there
+    (those not proven the run's with the line saying why, `why`), and processes whose environment
+    names the run."""
     dirs, _ = run_dirs(root)
     active = set() if include_active else _active(dirs, client)
     out = [Leftover(r, k, n) for k, n, r in docker_objects(client) if r not in active]
     for d in dirs:
         if d.name in active:
             continue
-        run = Run(Ledger(d).dir, client)
-        for e in Ledger(d).open_entries():
+        led = Ledger(d)
+        run, entries = Run(led.dir, client), led.open_entries()
+        for e in entries:
             if exists(e):
                 out.append(Leftover(d.name, str(e.get("kind")), str(e.get("id")), refusal(e, run)))
+        recorded = {e["id"] for e in entries if e.get("kind") == "process"}
+        out += [Leftover(d.name, "process", str(pid)) for pid in marked_processes(led.dir) if str(pid) not in recorded]
     return out

@@ -73,6 +73,33 @@ def run_marker(pid: int) -> str | None:
     return None
 
 
+def _ancestors(pid: int) -> set[int]:
+    """`pid` and the processes it descends from (/proc/PID/stat's parent field)."""
+    out = set()
+    while pid > 0 and pid not in out:
+        out.add(pid)
+        stat_line = _proc_text(pid, "stat").decode(errors="replace")
+        if ")" not in stat_line:
+            break
+        pid = int(stat_line.rsplit(")", 1)[1].split()[1])
+    return out
+
+
+def marked_processes(run_dir: Path) -> list[int]:
+    """The running processes whose environment names `run_dir` (RUN_DIR_ENV, which every process
+    perflab starts for a run inherits), newest first: also those no ledger recorded yet (a notebook
+    kernel that had not reached its first cell when its runner was killed). Never this process or
+    one it descends from."""
+    want, mine, found = os.path.realpath(run_dir), _ancestors(os.getpid()), []
+    for d in Path("/proc").glob("[0-9]*"):
+        pid = int(d.name)
+        marker = None if pid in mine else run_marker(pid)
+        st = proc_start_time(pid) if marker else None
+        if st is not None and os.path.realpath(marker) == want:
+            found.append((st, pid))
+    return [pid for _, pid in sorted(found, reverse=True)]
+
+
 @dataclass(frozen=True)
 class Run:
     """What a run's objects are proven against: its directory and a Docker client (None: no engine
