@@ -19,7 +19,7 @@ from types import SimpleNamespace
 import pytest
 
 from perflab import cli
-from perflab.infra import labels, ledger
+from perflab.infra import labels, procs
 from perflab.infra.ledger import Ledger, proc_start_time
 
 REPO = Path(__file__).resolve().parent.parent
@@ -236,14 +236,14 @@ def test_a_process_started_while_the_runs_processes_are_stopped_is_stopped_too(r
     p = subprocess.Popen(["bash", "-c", script], env=led.child_env(), cwd=led.dir)
     try:
         deadline = time.time() + 10
-        while len(ledger.marked_processes(led.dir)) < 2 and time.time() < deadline:
+        while len(procs.marked_processes(led.dir)) < 2 and time.time() < deadline:
             time.sleep(0.05)   # bash and its first sleep
         rc, text = clean(capsys, "--run", led.dir.name)
         child = int((led.dir / "child").read_text())
-        assert rc == 0 and p.wait(15) is not None and not ledger.process_alive(child, None), text
-        assert ledger.marked_processes(led.dir) == [] and led.open_entries() == []
+        assert rc == 0 and p.wait(15) is not None and not procs.process_alive(child, None), text
+        assert procs.marked_processes(led.dir) == [] and led.open_entries() == []
     finally:
-        for pid in [p.pid, *ledger.marked_processes(led.dir)]:   # the test's own, by PID
+        for pid in [p.pid, *procs.marked_processes(led.dir)]:   # the test's own, by PID
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, 9)
         p.wait()

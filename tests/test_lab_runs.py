@@ -11,7 +11,7 @@ import pytest
 
 from conftest import ROOT, perflab_cmd
 from perflab.config import manifest as manifest_mod
-from perflab.infra import cleanup, labels, ledger, seccomp
+from perflab.infra import cleanup, labels, ledger, procs, seccomp
 from perflab.analysis.checks import failed
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -42,10 +42,11 @@ def zram_in_use():
 ZRAM_BEFORE = zram_in_use()   # the machine's own (e.g. zram swap) are not ours
 
 
-def assert_nothing_left(artifacts):
+def assert_nothing_left(artifacts, how: str = ""):
+    """`how`: what the test did, for the failure message (CI keeps only its log)."""
     r = perflab_cmd("clean", "--check")
     keep(artifacts, "clean-check.txt", r)
-    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.returncode == 0, how + r.stdout + r.stderr
     assert labelled() == []
     mounts = [ln for ln in open("/proc/self/mounts") if "/run/perflab" in ln or " fuse.zfs " in ln
               or " fuse.slowdisk " in ln]
@@ -186,7 +187,7 @@ def test_sigkill_then_clean_removes_what_is_labelled_or_recorded(docker_ok, arti
     run_dir = ROOT / "data" / "runs" / run_id
     for e in [json.loads(x) for x in (run_dir / "resources.jsonl").read_text().splitlines()]:
         if e["kind"] == "process" and e["op"] == "create":
-            assert not ledger.process_alive(int(e["id"]), e.get("start_time"))
+            assert not procs.process_alive(int(e["id"]), e.get("start_time"))
     assert json.loads((run_dir / "run.json").read_text())["status"] == "incomplete"
     assert_nothing_left(artifacts)
 
@@ -200,8 +201,8 @@ def test_sigkill_as_the_notebook_kernel_starts_then_clean_leaves_nothing(docker_
     t_end, kernel = time.time() + 60, None
     while kernel is None and time.time() < t_end and p.poll() is None:
         new = [d for d in run_dirs() if d.name not in before]
-        kernel = next((pid for d in new for pid in ledger.marked_processes(d)
-                       if "ipykernel" in ledger.command_line(pid)), None)
+        kernel = next((pid for d in new for pid in procs.marked_processes(d)
+                       if "ipykernel" in procs.command_line(pid)), None)
         time.sleep(0.02)
     p.kill()
     p.communicate(timeout=30)
@@ -210,7 +211,7 @@ def test_sigkill_as_the_notebook_kernel_starts_then_clean_leaves_nothing(docker_
     keep(artifacts, "clean.txt", r)
     assert r.returncode == 0, r.stderr
     time.sleep(3)   # what a kernel left running would make meanwhile
-    assert not ledger.process_alive(kernel, None)
+    assert not procs.process_alive(kernel, None)
     assert_nothing_left(artifacts)
 
 

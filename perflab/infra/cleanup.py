@@ -14,7 +14,8 @@ from pathlib import Path
 
 from perflab.errors import Refused
 from perflab.infra.labels import docker_objects, remove_docker_objects, run_dirs_by_run
-from perflab.infra.ledger import Ledger, Run, exists, marked_processes, process_alive, proc_start_time, refusal
+from perflab.infra.ledger import Ledger, Run, exists, refusal
+from perflab.infra.procs import marked_processes, proc_start_time, process_alive
 
 OWNER = "owner.json"
 #: looks for a run's processes when stopping them: one being stopped may just have started another

@@ -17,7 +17,8 @@ from typing import Iterator
 
 from perflab.errors import Failed
 from perflab.infra import hostcmd
-from perflab.infra.ledger import is_mounted, proc_start_time, process_alive
+from perflab.infra.ledger import is_mounted
+from perflab.infra.procs import proc_start_time, process_alive
 from perflab.infra.slowdisk.model import DiskModel
 
 #: slowdisk/ at the top of the repository (source, Makefile, README.md).
