@@ -85,6 +85,16 @@ def test_drill_down_finds_client_op_file_and_rate(lab):
     assert empty["client"] is None and empty["rate"] == 0.0
 
 
+def test_a_program_held_up_for_seconds_lowers_the_mean_rate_not_the_median(lab):
+    """53836bb's CI: strace's detach held the stand-in up for 2.5 s on a busy machine; the server's mean
+    over the window fell to 52.6 a second while every second the program ran saw 63, as strace did."""
+    req = lab.parse_sftp_log(synthetic_log(rate=20, seconds=10), CLIENTS)
+    req = req[~((req["client"] == 2) & (req["t"] >= T0 + 6) & (req["t"] < T0 + 9))]   # held up 3 s
+    assert (req["client"] == 2).sum() == 20 * 7
+    dd = lab.drill_down(req, T0, T0 + 10)
+    assert dd["rate"] == pytest.approx(14.0) and dd["median_rate"] == 20.0
+
+
 def test_drill_down_follows_the_top_talker_even_if_it_is_not_the_bug(lab):
     """With a slow enough bug, a busy desktop is the top talker: the drill-down says so."""
     req = lab.parse_sftp_log(synthetic_log(rate=1, seconds=10), CLIENTS)
