@@ -10,7 +10,7 @@ the commands themselves are perflab.commands.
     perflab grade --key KEY SUBMISSION | --class DIR       mark submissions against the key
     perflab heatmap LOG... [--html OUT] [--csv OUT] [--save OUT.npz]   (or MAP.npz... --merge)
                   [--trace bpftrace|biosnoop|blkparse|trace2heatmap] [--units-time U] [--units-latency U]
-                  [--map latency|offset|subsecond] [--by DIM]
+                  [--map latency|offset|subsecond] [--by DIM] [--summary [--window A:B]...]
     perflab heatmap LOG --follow [--trace T] [--idle S] [--port N]   the map of a file still being
                                           written, on a page at 127.0.0.1 that grows as the file does
     perflab compare RUN_A RUN_B [--noise RUN...] [--html OUT]   did the latencies move beyond
@@ -131,6 +131,11 @@ def parser() -> argparse.ArgumentParser:
                    "seconds (default: at Ctrl-C)")
     p.add_argument("--port", type=int, default=0, help="with --follow: the page's port on 127.0.0.1 (default: "
                    "any free one)")
+    p.add_argument("--summary", action="store_true", help="also print, per map (and per --by value), the modes of "
+                   "its latency histogram (share, median, bounds), where the mean falls, Gregg's mvalue, and how "
+                   "many columns have two modes or more; with --csv, the per-column modes go to <csv stem>.modes.csv")
+    p.add_argument("--window", action="append", metavar="A:B", help="with --summary: also summarise the columns "
+                   "that start from A to B seconds (repeatable)")
     p.set_defaults(fn=commands.cmd_heatmap)
     p = sub.add_parser("compare", help="two runs' latency distributions: do they differ beyond run-to-run noise? "
                        "(exit 0 same within noise, 1 differs, 2 refused)")

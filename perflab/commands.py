@@ -180,6 +180,11 @@ def cmd_heatmap(m, args) -> int:
         return _heatmap_follow(args)
     if args.idle is not None or args.port:
         raise Refused("--idle and --port are for --follow (a file followed as it is written)")
+    if args.window and not args.summary:
+        raise Refused("--window says which seconds --summary summarises: add --summary")
+    if args.summary and args.map != "latency":
+        raise Refused(f"--summary finds the modes of latency: leave out --map {args.map}")
+    windows = tuple(_window(w) for w in args.window or ())
     try:
         if args.merge and not all(str(x).endswith(".npz") for x in args.logs):
             raise ValueError("--merge adds up maps saved with --save (.npz files): "
@@ -188,17 +193,40 @@ def cmd_heatmap(m, args) -> int:
             raise ValueError("--row sets the height of an offset map's rows (bytes) or a subsecond map's "
                              "rows (ms): a latency map's rows are its buckets (--linear-us, or log-linear)")
         row = None if args.row is None else (int(args.row) if args.map == "offset" else int(args.row * 1_000_000))
-        out = heatmap.render(args.logs, html=args.html, csv=args.csv, col_s=args.col,
-                             linear_ns=int(args.linear_us * 1000) if args.linear_us else None, title=args.title,
-                             save=args.save, trace=args.trace, what=args.map, by=args.by, row=row,
-                             units=(args.units_time, args.units_latency))
+        linear_ns = int(args.linear_us * 1000) if args.linear_us else None
+        if args.summary:
+            from perflab.analysis.heatmap import command
+
+            built, found = command.summarise(args.logs, html=args.html, csv=args.csv, col_s=args.col,
+                                             linear_ns=linear_ns, title=args.title, save=args.save,
+                                             trace=args.trace, by=args.by,
+                                             units=(args.units_time, args.units_latency), windows=windows)
+            out = built.out
+        else:
+            out = heatmap.render(args.logs, html=args.html, csv=args.csv, col_s=args.col, linear_ns=linear_ns,
+                                 title=args.title, save=args.save, trace=args.trace, what=args.map, by=args.by,
+                                 row=row, units=(args.units_time, args.units_latency))
     except (OSError, ValueError) as e:   # an input or output the user named: refused (exit 2)
         raise Refused(str(e)) from None
+    if args.summary:
+        print(command.summary_text(built, found))
     for k, hm in (out.items() if isinstance(out, dict) else [("", out)]):
         rows = {"latency": "latency buckets", "offset": "offset rows", "subsecond": "subsecond rows"}[hm.y]
         print(f"{f'{args.by}={k}: ' if k else ''}{hm.total} I/Os in {hm.counts.shape[0]} columns x "
               f"{hm.counts.shape[1]} {rows}", file=sys.stderr)
     return 0
+
+
+def _window(text: str) -> tuple[float, float]:
+    """``--window A:B``: the seconds from A to B (0 <= A < B), or Refused in one line."""
+    a, sep, b = text.partition(":")
+    try:
+        lo, hi = float(a), float(b)
+    except ValueError:
+        lo = hi = float("nan")
+    if not sep or not 0 <= lo < hi < float("inf"):
+        raise Refused(f"--window {text}: seconds from A to B as A:B, 0 <= A < B (e.g. --window 10:20)")
+    return lo, hi
 
 
 def _heatmap_follow(args) -> int:
@@ -207,7 +235,8 @@ def _heatmap_follow(args) -> int:
 
     from perflab.errors import Refused
 
-    given = [f"--{k.replace('_', '-')}" for k in ("merge", "by", "linear_us", "row") if getattr(args, k)]
+    given = [f"--{k.replace('_', '-')}" for k in ("merge", "by", "linear_us", "row", "summary", "window")
+             if getattr(args, k)]
     given += ["--map " + args.map] if args.map != "latency" else []
     if given:
         raise Refused(f"--follow draws one latency map with log-linear rows: {', '.join(given)} do not apply; "

@@ -1,22 +1,45 @@
 """The ``perflab heatmap`` command: a heat map of fio logs (or of saved maps) to files.
 
 :func:`render` builds the map (from per-I/O logs, histogram logs or maps saved with
-``--save``) and writes its cells (CSV), a standalone page (HTML) and/or the map (.npz).
+``--save``, :func:`build`) and writes its cells (CSV), a standalone page (HTML) and/or the map
+(.npz).  :func:`summarise` does the same and finds the modes of the map's latency histograms
+(``--summary``, :mod:`~perflab.analysis.heatmap.modes`): :func:`summary_text` words them, and
+with a CSV the per-column figures go to a second file beside it (:func:`modes_csv_path`).
 """
 from __future__ import annotations
 
+import csv as csv_mod
+import math
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
 
 from perflab.lazy import lazy
 
+from perflab.analysis.heatmap.buckets import format_ns
 from perflab.analysis.heatmap.ingest import detect_log_kind, from_hist_log, from_lat_log, from_trace, log_paths
 from perflab.analysis.heatmap.model import HeatMap, merge
 
+if TYPE_CHECKING:
+    from perflab.analysis.heatmap.modes import MapModes, Modes, WindowModes
+
 pd = lazy("pandas")
 
-__all__ = ["render", "write_outputs"]
+__all__ = ["render", "build", "Built", "summarise", "summary_text", "modes_csv_path", "write_modes_csv",
+           "write_outputs"]
+
+
+@dataclass
+class Built:
+    """What :func:`build` made: the maps by value of ``by`` (key "" without it), the input files,
+    whether the rows are linear, and the map or dict of maps :func:`render` returns."""
+    maps: dict[str, HeatMap]
+    files: list[Path]
+    linear: bool
+    by: str | None
+    out: HeatMap | dict[str, HeatMap]
 
 
 def render(paths, html: str | os.PathLike | None = None, csv: str | os.PathLike | None = None,
@@ -36,6 +59,18 @@ def render(paths, html: str | os.PathLike | None = None, csv: str | os.PathLike 
     ``csv`` gets :meth:`HeatMap.write_csv`; ``html`` a standalone page with plotly.js inline (it
     opens offline).  Backs ``perflab heatmap``.
     """
+    b = build(paths, linear_ns=linear_ns, col_s=col_s, sub=sub, save=save, trace=trace, what=what, by=by,
+              row=row, units=units)
+    write_outputs(b.maps, b.files, html, csv, save, title, linear=b.linear, by=b.by)
+    return b.out
+
+
+def build(paths, linear_ns: int | None = None, col_s: float = 1.0, sub: int = 8,
+          save: str | os.PathLike | None = None, *, trace: str | None = None, what: str = "latency",
+          by: str | None = None, row: int | None = None,
+          units: tuple[str | None, str | None] = (None, None)) -> Built:
+    """The map(s) :func:`render` draws, built and not yet written (its arguments; ``save`` only to
+    refuse one with ``by``)."""
     files = log_paths(paths)
     saved = [p for p in files if p.suffix == ".npz"]
     if saved and len(saved) != len(files):
@@ -47,8 +82,7 @@ def render(paths, html: str | os.PathLike | None = None, csv: str | os.PathLike 
         if trace or by or what != "latency":
             raise ValueError("saved maps are merged as they are: --trace, --by and --map do not apply")
         hm = merge(HeatMap.load(p) for p in saved)
-        write_outputs({"": hm}, files, html, csv, save, title, linear=hm.scale == "linear", by=None)
-        return hm
+        return Built({"": hm}, files, hm.scale == "linear", None, hm)
     if trace is not None:
         out = from_trace(files, trace, col_s=col_s, sub=sub, linear_ns=linear_ns, what=what, by=by, row=row,
                          units=units)
@@ -70,15 +104,141 @@ def render(paths, html: str | os.PathLike | None = None, csv: str | os.PathLike 
     if sum(m.total for m in maps.values()) == 0:
         raise ValueError(f"no I/O in {', '.join(map(str, files))}: nothing to draw (an empty log, or one "
                          "whose every line was left out)")
-    write_outputs(maps, files, html, csv, save, title, linear=bool(linear_ns), by=by)
+    return Built(maps, files, bool(linear_ns), by, out)
+
+
+def summarise(paths, html: str | os.PathLike | None = None, csv: str | os.PathLike | None = None,
+              linear_ns: int | None = None, col_s: float = 1.0, sub: int = 8,
+              title: str | None = None, save: str | os.PathLike | None = None, *, trace: str | None = None,
+              by: str | None = None, units: tuple[str | None, str | None] = (None, None),
+              windows: tuple[tuple[float, float], ...] = ()) -> tuple[Built, dict[str, MapModes]]:
+    """:func:`render` (latency maps only) and the modes of each map: per column, for the whole map
+    and for each ``(from, to)`` seconds of ``windows`` (:func:`~perflab.analysis.heatmap.modes.map_modes`).
+    With ``csv``, the per-column figures are written too, to :func:`modes_csv_path` beside it, with
+    the other outputs (all of them or none).  Backs ``perflab heatmap --summary``."""
+    from perflab.analysis.heatmap import modes
+
+    b = build(paths, linear_ns=linear_ns, col_s=col_s, sub=sub, save=save, trace=trace, by=by, units=units)
+    for m in b.maps.values():
+        if m.y != "latency":
+            raise ValueError(f"--summary finds the modes of latency: these maps' rows are {m.y}")
+    found = {k: modes.map_modes(m, windows) for k, m in b.maps.items()}
+    extra = {}
+    if csv is not None:
+        extra[modes_csv_path(csv)] = lambda tmp: write_modes_csv(tmp, b.maps, found, b.by)
+    write_outputs(b.maps, b.files, html, csv, save, title, linear=b.linear, by=b.by, extra=extra)
+    return b, found
+
+
+def modes_csv_path(csv: str | os.PathLike) -> Path:
+    """Where ``--summary`` writes the per-column modes beside the CSV ``csv``: ``<its stem>.modes.csv``."""
+    p = Path(csv)
+    return p.with_name(f"{p.stem}.modes.csv")
+
+
+#: The modes per column written to the modes CSV, each as its share and median.
+CSV_MODES = 3
+
+
+def write_modes_csv(path: str | os.PathLike, maps: dict[str, HeatMap], found: dict[str, MapModes],
+                    by: str | None) -> None:
+    """One row per column of each map: ``second`` (the column's start, as in the cells' CSV),
+    ``events`` (those in its latency buckets: the shares' denominator), ``modes`` (how many; empty
+    when too few to say), ``share_1, median_1_ns, ..., share_3, median_3_ns`` (the first three
+    modes from the fastest: share 0-1, interpolated median in ns; empty where there is no such
+    mode) and ``mvalue`` (Gregg's, empty for an empty column); with ``by``, its value first."""
+    head = [*([by] if by is not None else []), "second", "events", "modes"]
+    for i in range(1, CSV_MODES + 1):
+        head += [f"share_{i}", f"median_{i}_ns"]
+    head.append("mvalue")
+    with open(path, "w", newline="") as f:
+        w = csv_mod.writer(f)
+        w.writerow(head)
+        for k, hm in maps.items():
+            for second, m in zip(hm.seconds().tolist(), found[k].columns):
+                row = [*([k] if by is not None else []), second, m.events, "" if m.too_few else len(m.modes)]
+                for i in range(CSV_MODES):
+                    row += ([f"{m.modes[i].share:.4f}", round(m.modes[i].median_ns)] if i < len(m.modes)
+                            else ["", ""])
+                row.append("" if math.isnan(m.mvalue) else f"{m.mvalue:.3f}")
+                w.writerow(row)
+
+
+# --------------------------------------------------------------------------- the summary's words
+
+def _table(rows: list[list[str]], right: set[int]) -> list[str]:
+    """Rows of cells, aligned: the columns in ``right`` to the right, the others to the left."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["   ".join(c.rjust(wd) if i in right else c.ljust(wd) for i, (c, wd) in enumerate(zip(r, widths))).rstrip()
+            for r in rows]
+
+
+def _modes_lines(m: Modes) -> list[str]:
+    from perflab.analysis.heatmap.modes import MIN_EVENTS
+
+    if m.too_few:
+        return [f"too few I/Os to say how many modes ({m.events:,}, fewer than {MIN_EVENTS:,})"]
+    rows = [["mode", "share", "I/Os", "median", "from", "to"]]
+    for i, md in enumerate(m.modes, 1):
+        rows.append([str(i), f"{100 * md.share:.1f}%", f"{md.events:,}", format_ns(round(md.median_ns)),
+                     format_ns(md.lo_ns), format_ns(md.hi_ns)])
+    out = _table(rows, right={1, 2, 3, 4, 5})
+    mean = format_ns(round(m.mean_ns))
+    if m.mean_mode is not None:
+        where = "the only mode" if len(m.modes) == 1 else f"mode {m.mean_mode + 1}"
+        out.append(f"the mean, {mean}, lies in {where}")
+    else:
+        v = m.valleys[m.mean_valley]
+        out.append(f"the mean, {mean}, lies in neither mode: in the valley from {format_ns(v.lo_ns)} to "
+                   f"{format_ns(v.hi_ns)}, which holds {100 * v.share:.1f}% of the I/Os")
     return out
 
 
+def _window_lines(hm: HeatMap, w: WindowModes) -> list[str]:
+    from perflab.analysis.heatmap.modes import MIN_EVENTS
+
+    m = w.modes
+    if w.t_from_s is None and w.t_to_s is None:
+        name = f"whole map, 0 to {hm.n_columns * hm.col_s:g} s"
+    else:
+        name = f"window [{w.t_from_s:g}, {w.t_to_s:g}) s"
+    count = "" if m.too_few else f", {len(m.modes)} mode{'s' if len(m.modes) != 1 else ''}"
+    lines = [f"{name}: {m.events:,} I/Os{count}"]
+    body = _modes_lines(m)
+    mv = "-" if math.isnan(m.mvalue) else f"{m.mvalue:.2f}"
+    body.append(f"mvalue {mv} (Gregg's: the sum of |differences| between neighbouring buckets' counts over the "
+                f"largest count; one peak scores 2)")
+    body.append(f"columns with two modes or more: {w.columns_multimodal:,} of the {w.columns_enough:,} with "
+                f"{MIN_EVENTS:,} I/Os or more ({w.columns:,} columns of {hm.col_s:g} s)")
+    if w.overflow:
+        body.append(f"{w.overflow:,} I/Os at or above {format_ns(int(hm.edges_ns[-1]))} (the top bucket's "
+                    f"edge) are in no mode, nor in the mean")
+    return lines + ["  " + ln for ln in body]
+
+
+def summary_text(b: Built, found: dict[str, MapModes]) -> str:
+    """What ``perflab heatmap --summary`` prints: per map (per value of ``--by``), the modes of
+    the whole map and of each window, where the mean falls, the mvalue, and how many columns
+    have two modes or more."""
+    names = ", ".join(p.name for p in b.files[:3]) + (" ..." if len(b.files) > 3 else "")
+    out = []
+    for k, hm in b.maps.items():
+        head = f"{b.by}={k}: " if b.by is not None else ""
+        out.append(f"{head}{names}: {hm.total:,} I/Os in {hm.n_columns:,} columns of {hm.col_s:g} s")
+        for w in (found[k].whole, *found[k].windows):
+            out += ["  " + ln for ln in _window_lines(hm, w)]
+    return "\n".join(out)
+
+
 def write_outputs(maps: dict[str, HeatMap], files: list[Path], html, csv, save, title, linear: bool,
-           by: str | None) -> None:
+           by: str | None, extra: dict[str | os.PathLike, Callable[[Path], None]] | None = None) -> None:
     """Every output or none: each is written to a temporary file beside its destination (which is
-    where an unwritable place shows), and only when all are written are they renamed into place."""
+    where an unwritable place shows), and only when all are written are they renamed into place.
+    ``extra``: more outputs, each a destination and the function that writes it (to the path given)."""
     outs = {k: Path(v) for k, v in (("save", save), ("csv", csv), ("html", html)) if v is not None}
+    writers: dict[str, Callable[[Path], None]] = {}
+    for i, (dst, fn) in enumerate((extra or {}).items()):
+        outs[f"extra{i}"], writers[f"extra{i}"] = Path(dst), fn
     tmps: dict[str, Path] = {}
     try:
         for k, dst in outs.items():
@@ -98,6 +258,8 @@ def write_outputs(maps: dict[str, HeatMap], files: list[Path], html, csv, save, 
                     lambda df: df[[by, *df.columns[:-1]]]).to_csv(tmps["csv"], index=False)
         if "html" in tmps:
             tmps["html"].write_text(_page(maps, files, title, linear, by))
+        for k, fn in writers.items():
+            fn(tmps[k])
         for k, t in tmps.items():
             os.chmod(t, 0o644)
             os.replace(t, outs[k])
