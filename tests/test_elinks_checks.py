@@ -23,6 +23,7 @@ SLOW = {**OURS, "client_open_mean_ms": 25.0, "detected_rate": 39.8, "detected_me
 #: bpftrace could not run here: its check is not made
 NO_BPF = {k: v for k, v in {**OURS, "bpftrace": "unavailable: ERROR: tracepoint not found: syscalls:sys_enter_openat"}
           .items() if not k.startswith("bpftrace_")}
+ONE_FOR_ONE = "the server logged every failed open strace saw"
 RATE_CHECKS = ("the server sees the open rate", "strace sees the failed opens at that rate",
                "bpftrace agrees on rate and stack")
 
@@ -83,17 +84,26 @@ def test_opens_too_slow_for_the_rate_are_not_shown_with_their_time(lab):
     # a machine that could (0.5 ms opens) but the program missed its rate: the lab broke
     ({"client_open_mean_ms": 0.5}, RATE_CHECKS),
     # slow opens, but the server logged half of what strace saw: requests were lost
+    ({"server_per_strace_open": 0.5}, RATE_CHECKS + (ONE_FOR_ONE,)),
+    # slow opens, and the server's median second is another rate than strace's
     ({"detected_median_rate": 20.0}, RATE_CHECKS),
     # slow opens, but the drill-down named another file
     ({"detected_file": "/home/desk4/notes.txt"}, RATE_CHECKS),
     # slow opens, but bpftrace counted another rate, or took another stack
     ({"bpftrace_rate": 30.0}, RATE_CHECKS[2:]),
     ({"bpftrace_stack_chain_ok": False}, RATE_CHECKS[2:]),
-], ids=["fast-machine", "lost-requests", "other-file", "bpftrace-rate", "bpftrace-stack"])
+], ids=["fast-machine", "lost-requests", "other-median", "other-file", "bpftrace-rate", "bpftrace-stack"])
 def test_a_broken_run_fails_on_a_slow_machine_too(lab, change, failing):
     s = statuses(lab, {**SLOW, **change})
     for n in failing:
         assert s[n] == checks.FAIL, (n, s)
+
+
+def test_a_server_that_lost_a_third_of_the_requests_fails_whatever_its_median(lab):
+    """A reviewer's case: emptying 30 of the reference's 88 seconds leaves the median second at 63; the
+    server's requests per failed open strace saw fall to 0.66, and the one-for-one check says so."""
+    s = statuses(lab, {**OURS, "server_per_strace_open": 0.66})
+    assert s.pop(ONE_FOR_ONE) == checks.FAIL and set(s.values()) == {checks.PASS}, s
 
 
 def test_exercise_2_a_quieter_bug_fails_the_drill_down(lab):

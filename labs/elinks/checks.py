@@ -8,7 +8,10 @@ What each asks of the machine (the chapter's "What each check asks of the machin
   stand-in redraws on an absolute schedule, so a busy or CPU-limited desktop makes up a delay of under a
   second; only opens slower than that lower its rate. Where the run's own strace -T times say the opens were
   that slow, the rate checks say "not shown here", with the mean time, and only when the lab did its
-  part (the server logged what strace saw, for the right file);
+  part (the server logged what strace saw, for the right file). The rates are medians of whole seconds
+  (a second in which a tracer held the program up is one second, not a lower mean); that the server saw
+  every failed open is its own check, which asks nothing of the machine's speed: in strace's seconds the
+  server logged the file's requests one for one with strace's failed opens;
 - the stack asks for an strace that unwinds stacks (-k) in the desktop image, and the program's own
   frames, which it keeps (built with frame pointers and symbols);
 - bpftrace's check asks for a kernel that lets bpftrace run in a container with SYS_ADMIN alone; where
@@ -23,6 +26,7 @@ from perflab.analysis.checks import Check
 from .parsing import CHAIN, FORMHIST
 
 RATE_PCT = 10          # "at that rate": within 10% of the set open_rate
+ONE_FOR_ONE_PCT = 2    # "one for one": the server's requests within 2% of strace's failed opens (window edges)
 GONE_SHARE = 0.01      # "gone": under 1% of the requests a second before the fix
 
 
@@ -40,6 +44,10 @@ def _agree(a, b) -> bool:
     return a is not None and b is not None and b > 0 and abs(a - b) <= RATE_PCT / 100 * b
 
 
+def _one_for_one(ratio) -> bool:
+    return ratio is not None and abs(ratio - 1) <= ONE_FOR_ONE_PCT / 100
+
+
 def _opens_too_slow(m, p) -> str | None:
     """The desktop's failed opens took so long here (their mean, timed by strace -T) that the stand-in,
     which waits for each before its next redraw, could not come within {RATE_PCT}% of its set rate; and
@@ -49,7 +57,8 @@ def _opens_too_slow(m, p) -> str | None:
         return None
     cap, (lo, _) = 1000.0 / mean_ms, _rate_band(m, p)
     server, client = m.get("detected_median_rate"), m.get("client_enoent_rate")
-    if cap >= lo or m.get("detected_file") != _formhist(m, p) or not _agree(server, client):
+    if cap >= lo or m.get("detected_file") != _formhist(m, p) or not _agree(server, client) \
+            or not _one_for_one(m.get("server_per_strace_open")):
         return None
     return (f"the desktop's failed opens of the file took a mean {mean_ms:.1f} ms each on this machine (strace -T), "
             f"so the stand-in, which waits for each before its next redraw, could make at most {cap:.0f} a second, "
@@ -88,6 +97,11 @@ CHECKS = [
     Check("the server sees the open rate", "detected_median_rate", "between", _rate_band, unit="requests/s",
           about="the server's median requests for that file a second", bound_about=f"open_rate ± {RATE_PCT}%",
           unless=_opens_too_slow, asks=RATE_ASKS),
+    Check("the server logged every failed open strace saw", "server_per_strace_open", "between",
+          lambda m, p: (1 - ONE_FOR_ONE_PCT / 100, 1 + ONE_FOR_ONE_PCT / 100),
+          about="the server's requests for the file per failed open strace saw, in strace's seconds",
+          bound_about=f"one for one, within {ONE_FOR_ONE_PCT}%",
+          asks="nothing of its speed: a tracer that holds the program up holds both counts up alike"),
     Check("strace sees the failed opens at that rate", "client_enoent_rate", "between", _rate_band, unit="opens/s",
           about="strace's median failed opens of the file a second", bound_about=f"open_rate ± {RATE_PCT}%",
           unless=_opens_too_slow, asks=RATE_ASKS),
