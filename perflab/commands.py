@@ -280,7 +280,7 @@ def cmd_compare(m, args) -> int:
             record.write_text_atomic(args.html, difference.page(d))
         except OSError as e:
             raise Refused(f"--html {args.html}: cannot write: {e.strerror or e}") from None
-    print(d.text())
+    print(d.text(modes=True))   # with the modes that appeared, vanished or moved
     return EXIT_CHECK if d.verdict == difference.DIFFERS else EXIT_OK
 
 

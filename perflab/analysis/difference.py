@@ -22,6 +22,9 @@ Bands are the latency ranges whose share of I/Os moved: runs of adjacent buckets
 changed in the same direction, kept when their total change is at least :data:`BAND_MIN_SHARE`.
 The difference map normalises every column to its own I/Os (a column's shares add up to 1) and
 shows B's share minus A's, column by column from each run's start, in diverging colours.
+
+Modes are the whole-run histograms' (:mod:`perflab.analysis.modeshift`): which of A's appeared,
+vanished or moved in B, a move judged against the noise runs' own.
 """
 from __future__ import annotations
 
@@ -35,6 +38,7 @@ import pandas as pd
 from perflab.analysis.heatmap.buckets import format_ns
 from perflab.analysis.heatmap.model import HeatMap, pad_rows
 from perflab.analysis.heatmap.plot import row_labels
+from perflab.analysis.modeshift import ModeShift, mode_shift, whole_run_modes
 from perflab.errors import Refused
 
 __all__ = ["Distance", "Band", "Difference", "compare", "page", "distance", "spread", "bands", "SchemeMismatch",
@@ -248,6 +252,7 @@ class Difference:
     # what the maps count, for the words: fio's I/Os, or a lab's traced calls ("openat() call")
     event: str = "I/O"
     events: str = "I/Os"
+    modes: ModeShift | None = None    # the whole-run modes that appeared, vanished or moved
 
     @property
     def by(self) -> str:
@@ -259,7 +264,8 @@ class Difference:
             return UNWEIGHED
         return DIFFERS if self.distance.exceeds(self.noise) else SAME
 
-    def text(self) -> str:
+    def text(self, modes: bool = False) -> str:
+        """The comparison in lines, the verdict last; ``modes``: with the block on the modes."""
         d, n = self.distance, self.noise
         lines = [f"A: {self.names[0]} ({self.a.total:,} {self.events})", f"B: {self.names[1]} ({self.b.total:,} {self.events})"]
         lines += [f"parameter {k}: {va} -> {vb}" for k, (va, vb) in self.params.items()]
@@ -270,6 +276,8 @@ class Difference:
         lines += [f"metric {r.metric}: {r.A:g} -> {r.B:g} (noise {r['noise min']:g}-{r['noise max']:g})"
                   for _, r in outside.iterrows()]
         lines += self.notes
+        if modes and self.modes is not None:
+            lines += self.modes.lines(self.names, self.events)
         lines.append(f"verdict: {self.verdict}")
         return "\n".join(lines)
 
@@ -357,6 +365,7 @@ def page(d: Difference, title: str = "") -> str:
                                                      config={"displaylogo": False, "responsive": True})
              for k, (h, f) in enumerate(sections)]
     table = d.metrics.to_html(index=False, na_rep="-", float_format=lambda v: f"{v:.4g}", border=0)
+    modes = f"\n<h2>Modes</h2>\n{d.modes.html(d.names, d.events)}" if d.modes is not None else ""
     title = title or f"{d.names[0]} vs {d.names[1]}: {d.verdict}"
     return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -367,7 +376,7 @@ def page(d: Difference, title: str = "") -> str:
             "table{border-collapse:collapse}td,th{padding:2px 8px;text-align:right}"
             "</style></head><body>\n"
             f"<h1>{escape(title)}</h1>\n<pre>{escape(d.text())}</pre>\n" + "\n".join(parts) +
-            f"\n<h2>Metrics</h2>\n<div class=\"metrics\">{table}</div>\n</body></html>\n")
+            f"\n<h2>Metrics</h2>\n<div class=\"metrics\">{table}</div>{modes}\n</body></html>\n")
 
 
 def compare(a: HeatMap, b: HeatMap, noise_maps: list[HeatMap], *, names=("A", "B"), metrics_a: dict | None = None,
@@ -379,7 +388,8 @@ def compare(a: HeatMap, b: HeatMap, noise_maps: list[HeatMap], *, names=("A", "B
     a, b = common_buckets(a, b, names)
     for k, m in enumerate(noise_maps):
         common_buckets(m, a, (f"noise run {k + 1}", names[0]))   # refuses, naming the run
+    shift = mode_shift(whole_run_modes(a), whole_run_modes(b), [whole_run_modes(m) for m in noise_maps], a.edges_ns)
     return Difference(names, a, b, distance(a, b), spread(noise_maps) if noise_maps else None, len(noise_maps),
                       bands(a, b),
                       metric_table(metrics_a or {}, metrics_b or {}, list(noise_metrics)), dict(params or {}),
-                      list(notes), *events)
+                      list(notes), *events, modes=shift)
