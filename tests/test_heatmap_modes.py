@@ -12,7 +12,8 @@ import pytest
 
 from perflab import cli
 from perflab.analysis import heatmap as H
-from perflab.analysis.heatmap import command
+from perflab.analysis.figures import MIN_FONT_PX
+from perflab.analysis.heatmap import command, plot
 from perflab.analysis.heatmap import modes as M
 
 REF = Path(__file__).resolve().parents[1] / "data" / "reference" / "heatmaps"
@@ -248,6 +249,99 @@ def test_columns_and_windows():
     assert whole.whole.columns == 11 and whole.whole.columns_multimodal == 5 and whole.windows == (first, second)
     with pytest.raises(ValueError, match="empty"):
         M.window_modes(hm, 5, 5)
+
+
+# ----------------------------------------------------------------------------- the figure's row of markers
+
+UNI, BI = (12.3,), (12.3, 17.6)          # log2 ns: one band at 5 us; or it and one at 200 us, half each
+
+
+def marked_map(kinds: str, per_column: int = 2000) -> H.HeatMap:
+    """A map of expected counts (no chance), one column per letter of ``kinds``: "1" one band, "2"
+    two bands, "f" a few I/Os (20: too few to say), "0" none."""
+    rows = {"1": expected_counts(per_column, UNI, 0.3), "2": expected_counts(per_column, BI, 0.3),
+            "f": expected_counts(20, UNI, 0.3), "0": np.zeros(buckets().n, np.int64)}
+    return H.HeatMap(buckets().edges_ns, np.array([rows[k] for k in kinds]), col_s=1.0)
+
+
+def modes_traces(fig):
+    """The figure's traces on the row above the map: {name: trace}."""
+    return {t.name: t for t in fig.data if t.type == "scatter"}
+
+
+def test_the_figure_marks_exactly_the_columns_with_two_modes():
+    """A triangle above each column with two modes, at the column's middle (the map starts with an
+    empty column, which is not drawn: positions are the columns' own seconds); a small open circle
+    above each column with I/Os too few to say; nothing above a one-mode or an empty column.  The row
+    lies above the map's (and the side panel's) latency axis, labelled at its left."""
+    kinds = "0112221f10221"
+    hm = marked_map(kinds)
+    cols = M.column_modes(hm)
+    assert [c.count for c in cols] == [{"0": None, "f": None, "1": 1, "2": 2}[k] for k in kinds]
+    fig = H.figure(hm, title="marked", modes=cols)
+    tr = modes_traces(fig)
+    assert set(tr) == {"two modes or more in this second", "too few I/Os to say"}
+    many, few = tr["two modes or more in this second"], tr["too few I/Os to say"]
+    assert list(many.x) == [c + 0.5 for c, k in enumerate(kinds) if k == "2"] == [3.5, 4.5, 5.5, 10.5, 11.5]
+    assert list(few.x) == [c + 0.5 for c, k in enumerate(kinds) if k == "f"] == [7.5]
+    assert many.marker.symbol == "triangle-down" and few.marker.symbol == "circle-open"
+    # at least the 2 px under which the book's layout check calls a mark too thin (layout.js minMarkPx)
+    assert min(many.marker.size, few.marker.size) >= 2
+    first = cols[3]     # the hover: the column, its modes' shares and medians, where its mean lies
+    assert many.hovertext[0] == (f"3-4 s: {first.events:,} I/Os<br>2 modes in this second:<br>"
+                                 f"50% around 5.04 us (median)<br>50% around 199 us (median)<br>"
+                                 f"the mean, 104 us, in mode {first.mean_mode + 1}")
+    assert "too few to say" in few.hovertext[0]
+    row = fig.layout[many.yaxis.replace("y", "yaxis")]
+    assert many.xaxis == "x" and many.yaxis == few.yaxis not in ("y", "y2")
+    assert fig.layout.yaxis.domain[1] < row.domain[0] and fig.layout.yaxis2.domain == fig.layout.yaxis.domain
+    assert list(row.ticktext) == [plot.MODES_ROW_LABEL] and row.tickfont.size >= MIN_FONT_PX
+    plain = H.figure(hm, title="marked")
+    assert fig.layout.height - plain.layout.height == plot.MODES_ROW_PX + plot.MODES_GAP_PX   # the map keeps its size
+    # a two-minute map of 3 s columns says so
+    assert "in this 3 s column" in modes_traces(H.figure(hm.rebin(3000), modes=M.column_modes(hm.rebin(3000))))[
+        "two modes or more in this 3 s column"].name
+
+
+def test_without_modes_the_figure_has_no_row_of_markers():
+    hm = marked_map("0112221f10221")
+    for fig in (H.figure(hm, title="plain"), H.figure(hm, companion=False), H.figure(hm, linear=False, modes=None)):
+        assert modes_traces(fig) == {} and [t.type for t in fig.data][0] == "heatmap"
+        axes = [k for k in fig.layout.to_plotly_json() if k.startswith("yaxis")]
+        assert all(fig.layout[k].domain in (None, (0, 1)) for k in axes) and "yaxis3" not in axes
+        assert plot.MODES_ROW_LABEL not in fig.to_json()
+
+
+def test_the_row_needs_one_result_per_column_of_a_latency_map():
+    hm = marked_map("1122")
+    with pytest.raises(ValueError, match="4 columns, modes were given for 3"):
+        H.figure(hm, modes=M.column_modes(hm)[:3])
+    off = H.HeatMap(np.array([0, 1 << 20, 2 << 20], np.int64), np.ones((2, 2), np.int64), col_s=1.0, y="offset")
+    with pytest.raises(ValueError, match="modes are those of latency"):
+        H.figure(off, modes=M.column_modes(hm)[:2])
+
+
+def test_a_map_rebinned_for_the_page_is_marked_by_its_drawn_columns():
+    """2,600 one-second columns, two bands in seconds 1,000-1,199 only: the page draws 4 s columns
+    (at most plot.MAX_DRAWN_COLUMNS), and marks the 50 of them that hold those seconds."""
+    kinds = ["1"] * 2600
+    kinds[1000:1200] = ["2"] * 200
+    hm = marked_map(kinds, per_column=200)
+    fig = H.figure(hm, modes=M.column_modes(hm))
+    assert fig.data[0].x[1] - fig.data[0].x[0] == 4                # re-binned: 4 s columns
+    assert list(modes_traces(fig)["two modes or more in this 4 s column"].x) == [1002 + 4 * i for i in range(50)]
+
+
+def test_summary_page_draws_the_markers_and_the_plain_page_does_not(tmp_path, capsys):
+    with_modes, plain = tmp_path / "modes.html", tmp_path / "plain.html"
+    assert cli.main(["heatmap", *map(str, REF_LOGS), "--summary", "--html", str(with_modes)]) == 0
+    assert cli.main(["heatmap", *map(str, REF_LOGS), "--html", str(plain)]) == 0
+    page = with_modes.read_text()
+    # two modes in every one of the 119 columns (test_summary_on_the_reference_...): 119 markers, each
+    # with its hover
+    assert page.count("two modes or more in this second") == 1 and '"2+ modes"' in page
+    assert page.count("2 modes in this second:") == 119
+    assert "two modes or more" not in plain.read_text() and '"2+ modes"' not in plain.read_text()
 
 
 # ----------------------------------------------------------------------------- the reference run

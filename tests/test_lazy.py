@@ -35,11 +35,13 @@ def test_a_missing_module_is_refused_at_once():
         lazy("no_such_module_here")
 
 
-def test_the_heatmap_command_on_a_small_histogram_log_loads_none_of_the_heavy_modules(tmp_path):
+@pytest.mark.parametrize("args", [["--save", "{tmp}/m.npz"], ["--summary"]], ids=["save", "summary"])
+def test_the_heatmap_command_on_a_small_histogram_log_loads_none_of_the_heavy_modules(tmp_path, args):
+    """Saving the map, or printing its modes (--summary, without --html or --csv)."""
     log = ROOT / "data" / "reference" / "heatmaps" / "fio" / "cached_clat_hist.1.log.gz"
-    code = ("import sys; from perflab.cli import main; rc = main(['heatmap', sys.argv[1], '--save', sys.argv[2]]); "
+    code = ("import sys; from perflab.cli import main; rc = main(['heatmap', *sys.argv[1:]]); "
             f"print(rc, [m for m in {HEAVY!r} if m in sys.modules])")
-    r = subprocess.run([sys.executable, "-c", code, str(log), str(tmp_path / "m.npz")], capture_output=True,
-                       text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    r = subprocess.run([sys.executable, "-c", code, str(log), *(a.format(tmp=tmp_path) for a in args)],
+                       capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert r.returncode == 0, r.stderr
     assert r.stdout.split("\n")[-2] == "0 []", r.stdout

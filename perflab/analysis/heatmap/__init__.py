@@ -43,8 +43,13 @@ Modules (each imports only those above it):
   and :func:`merge`, the exact sum of partial maps.
 - :mod:`~perflab.analysis.heatmap.ingest`: maps streamed from fio's logs (:func:`from_lat_log`,
   :func:`from_hist_log`, :func:`detect_log_kind`), under a memory cap (:data:`MAX_MAP_BYTES`).
-- :mod:`~perflab.analysis.heatmap.plot`: the plotly :func:`figure`, its colour scale and ticks.
-- :mod:`~perflab.analysis.heatmap.command`: :func:`render`, what ``perflab heatmap`` writes.
+- :mod:`~perflab.analysis.heatmap.modes`: the modes of a map's latency histograms, per column
+  (:func:`column_modes`), per window (:func:`window_modes`) or both (:func:`map_modes`), of any
+  histogram (:func:`find_modes`), and Gregg's :func:`mvalue`.
+- :mod:`~perflab.analysis.heatmap.plot`: the plotly :func:`figure`, its colour scale and ticks (and,
+  given the modes per column, the row of markers above the map where a column has two or more).
+- :mod:`~perflab.analysis.heatmap.command`: :func:`render`, what ``perflab heatmap`` writes, and
+  :func:`summarise`, what ``perflab heatmap --summary`` adds.
 
 The names below are this package's: ``from perflab.analysis import heatmap; heatmap.figure(...)``.
 Each is imported from its module when first asked for (PEP 562), so that ``perflab heatmap`` on a
@@ -60,8 +65,10 @@ _WHERE = {
     "HeatMap": "model", "merge": "model",
     "from_lat_log": "ingest", "from_hist_log": "ingest", "from_trace": "ingest", "from_events": "ingest",
     "detect_log_kind": "ingest", "MAX_MAP_BYTES": "ingest", "OFFSET_ROWS": "ingest",
+    "find_modes": "modes", "column_modes": "modes", "window_modes": "modes", "map_modes": "modes",
+    "mvalue": "modes",
     "figure": "plot",
-    "render": "command",
+    "render": "command", "summarise": "command",
 }
 
 __all__ = list(_WHERE)

@@ -3,8 +3,9 @@
 :func:`render` builds the map (from per-I/O logs, histogram logs or maps saved with
 ``--save``, :func:`build`) and writes its cells (CSV), a standalone page (HTML) and/or the map
 (.npz).  :func:`summarise` does the same and finds the modes of the map's latency histograms
-(``--summary``, :mod:`~perflab.analysis.heatmap.modes`): :func:`summary_text` words them, and
-with a CSV the per-column figures go to a second file beside it (:func:`modes_csv_path`).
+(``--summary``, :mod:`~perflab.analysis.heatmap.modes`): :func:`summary_text` words them, with a
+CSV the per-column figures go to a second file beside it (:func:`modes_csv_path`), and the page
+marks the columns with two modes or more in a row above each map.
 """
 from __future__ import annotations
 
@@ -115,7 +116,8 @@ def summarise(paths, html: str | os.PathLike | None = None, csv: str | os.PathLi
     """:func:`render` (latency maps only) and the modes of each map: per column, for the whole map
     and for each ``(from, to)`` seconds of ``windows`` (:func:`~perflab.analysis.heatmap.modes.map_modes`).
     With ``csv``, the per-column figures are written too, to :func:`modes_csv_path` beside it, with
-    the other outputs (all of them or none).  Backs ``perflab heatmap --summary``."""
+    the other outputs (all of them or none); ``html`` draws the row of markers above each map where a
+    column has two modes or more.  Backs ``perflab heatmap --summary``."""
     from perflab.analysis.heatmap import modes
 
     b = build(paths, linear_ns=linear_ns, col_s=col_s, sub=sub, save=save, trace=trace, by=by, units=units)
@@ -126,7 +128,8 @@ def summarise(paths, html: str | os.PathLike | None = None, csv: str | os.PathLi
     extra = {}
     if csv is not None:
         extra[modes_csv_path(csv)] = lambda tmp: write_modes_csv(tmp, b.maps, found, b.by)
-    write_outputs(b.maps, b.files, html, csv, save, title, linear=b.linear, by=b.by, extra=extra)
+    write_outputs(b.maps, b.files, html, csv, save, title, linear=b.linear, by=b.by, extra=extra,
+                  modes={k: f.columns for k, f in found.items()})
     return b, found
 
 
@@ -231,10 +234,12 @@ def summary_text(b: Built, found: dict[str, MapModes]) -> str:
 
 
 def write_outputs(maps: dict[str, HeatMap], files: list[Path], html, csv, save, title, linear: bool,
-           by: str | None, extra: dict[str | os.PathLike, Callable[[Path], None]] | None = None) -> None:
+           by: str | None, extra: dict[str | os.PathLike, Callable[[Path], None]] | None = None,
+           modes: dict[str, tuple[Modes, ...]] | None = None) -> None:
     """Every output or none: each is written to a temporary file beside its destination (which is
     where an unwritable place shows), and only when all are written are they renamed into place.
-    ``extra``: more outputs, each a destination and the function that writes it (to the path given)."""
+    ``extra``: more outputs, each a destination and the function that writes it (to the path given);
+    ``modes``: each map's modes per column, for the page's row of markers (:func:`_page`)."""
     outs = {k: Path(v) for k, v in (("save", save), ("csv", csv), ("html", html)) if v is not None}
     writers: dict[str, Callable[[Path], None]] = {}
     for i, (dst, fn) in enumerate((extra or {}).items()):
@@ -257,7 +262,7 @@ def write_outputs(maps: dict[str, HeatMap], files: list[Path], html, csv, save, 
                 pd.concat([m.cells().assign(**{by: k}) for k, m in maps.items()]).pipe(
                     lambda df: df[[by, *df.columns[:-1]]]).to_csv(tmps["csv"], index=False)
         if "html" in tmps:
-            tmps["html"].write_text(_page(maps, files, title, linear, by))
+            tmps["html"].write_text(_page(maps, files, title, linear, by, modes))
         for k, fn in writers.items():
             fn(tmps[k])
         for k, t in tmps.items():
@@ -269,9 +274,11 @@ def write_outputs(maps: dict[str, HeatMap], files: list[Path], html, csv, save, 
             t.unlink(missing_ok=True)
 
 
-def _page(maps: dict[str, HeatMap], files: list[Path], title, linear: bool, by: str | None) -> str:
+def _page(maps: dict[str, HeatMap], files: list[Path], title, linear: bool, by: str | None,
+          modes: dict[str, tuple[Modes, ...]] | None = None) -> str:
     """A standalone page (plotly.js inline once, so it opens offline): one figure per map, one
-    under the other for a drill-down, on one colour scale."""
+    under the other for a drill-down, on one colour scale; with ``modes`` (per map, its columns'
+    modes: ``--summary``), each figure marks the columns with two modes or more above the map."""
     from html import escape
 
     import plotly.io as pio
@@ -288,7 +295,7 @@ def _page(maps: dict[str, HeatMap], files: list[Path], title, linear: bool, by: 
         if by is not None:
             t = f"{t}<br>{by} = {k}: {m.total:,} I/Os"
         fig = figure(m, title=t if what == "latency" else f"{t} ({what} map)", linear=linear,
-                     max_count=top if by is not None else None)
+                     max_count=top if by is not None else None, modes=None if modes is None else modes[k])
         parts.append(pio.to_html(fig, include_plotlyjs=not parts, full_html=False,
                                  config={"displaylogo": False, "responsive": True}))
     body = "\n".join(parts)

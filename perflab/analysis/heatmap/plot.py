@@ -1,17 +1,23 @@
-"""The heat map as a plotly figure: the map, its colour scale and ticks, and the side panel.
+"""The heat map as a plotly figure: the map, its colour scale and ticks, the side panel, and (asked
+for) the row of markers above the map where a column has two modes or more.
 
 chapters/heatmaps.md shows how to read it.
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from perflab.analysis.heatmap.buckets import UNITS, bucket_labels, format_ns, format_number, unit_for
 from perflab.analysis.heatmap.model import HeatMap, column_seconds
 
-__all__ = ["figure", "COLORSCALE", "side_ticks"]
+if TYPE_CHECKING:
+    from perflab.analysis.heatmap.modes import Modes
+
+__all__ = ["figure", "COLORSCALE", "side_ticks", "MODES_ROW_LABEL"]
 
 # Light to dark (ColorBrewer's OrRd from its fourth step on): a single I/O (count 1) is a pale
 # orange that still stands out on white, and the busiest cells are the darkest, most visible red.
@@ -49,7 +55,8 @@ def _count_ticks(zmax: float) -> tuple[list[float], list[str]]:
 
 def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto",
            companion: bool = True, t_range: tuple[float, float] | None = None,
-           y_max_ns: int | None = None, max_count: int | None = None):
+           y_max_ns: int | None = None, max_count: int | None = None,
+           modes: Sequence[Modes] | None = None):
     """The heat map as a plotly Figure.
 
     x is time (s), y the latency buckets, colour the count on a log10 scale (colour-bar
@@ -69,8 +76,19 @@ def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto
     I/Os are above it and not drawn.  ``max_count`` fixes the top of the colour scale (maps meant
     to be compared side by side share one scale; default: this map's busiest cell).  A linear
     latency axis that does not start at 0 says where it starts in its title.
+    ``modes``: the modes of each of the map's columns
+    (:func:`~perflab.analysis.heatmap.modes.column_modes`, one per column); a thin row above the map
+    then marks each column with two modes or more, and faintly each that holds some I/Os but too
+    few to say (:func:`_add_modes_row`).  Default None: no row, the figure as without it.
     """
     from plotly.subplots import make_subplots
+
+    if modes is not None:
+        if hm.y != "latency":
+            raise ValueError(f"modes are those of latency: this map's rows are {hm.y}")
+        if len(modes) != hm.n_columns:
+            raise ValueError(f"one result of the mode pass per column: the map has {hm.n_columns:,} columns, "
+                             f"modes were given for {len(modes):,}")
 
     ncols = 2 if companion else 1
     # room between the map and its side panel, for the map's last time tick
@@ -78,7 +96,12 @@ def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto
                         column_widths=[0.78, 0.22] if companion else [1.0])
     if linear and hm.y != "latency":
         raise ValueError(f"a numeric latency axis (linear) draws latency maps, not a map of {hm.y}")
-    hm = _capped(hm)
+    capped = _capped(hm)
+    if modes is not None and capped is not hm:   # re-binned for the page: the drawn columns' own modes
+        from perflab.analysis.heatmap.modes import column_modes
+
+        modes = column_modes(capped)
+    hm = capped
     r0, r1, notes = _drawn_rows(hm, y_max_ns)
     fig.update_layout(title=dict(text=(title or "") + "".join(f"<br><sub>{n}</sub>" for n in notes)),
                       plot_bgcolor="white", paper_bgcolor="white",
@@ -94,11 +117,14 @@ def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto
     heat, y, ytitle = _heat_trace(hm, r0, r1, labels, linear, u, max_count)
     fig.add_trace(heat, row=1, col=1)
     fig.update_xaxes(title_text="time (s)", showgrid=False, row=1, col=1)
-    height = int(min(1000, max(380, 16 * (r1 - r0) + 140)))
-    row_px = (height - 60 - 20 * len(notes) - 110) / max(1, r1 - r0)   # a row's height on the page
+    strip = MODES_ROW_PX + MODES_GAP_PX if modes is not None else 0   # the markers' row, above the map
+    height = int(min(1000, max(380, 16 * (r1 - r0) + 140))) + strip
+    row_px = (height - 60 - 20 * len(notes) - 110 - strip) / max(1, r1 - r0)   # a row's height on the page
     _latency_axis(fig, labels, y, ytitle, linear, u, row_px)
     if companion:
         _add_companion(fig, hm, r0, r1, labels, linear, u, t_range)
+    if modes is not None:
+        _add_modes_row(fig, hm, modes, plot_px=height - (60 + 20 * len(notes)) - 110, companion=companion)
     # the colour bar sits a fixed distance under the time axis's title, whatever the map's height
     plot_px = height - (60 + 20 * len(notes)) - 110
     fig.update_traces(selector=dict(type="heatmap"), colorbar_y=-min(0.3, 52 / max(plot_px, 1)))
@@ -279,3 +305,83 @@ def _add_companion(fig, hm: HeatMap, r0: int, r1: int, labels: list[str], linear
     if t_range is not None:
         fig.add_vrect(x0=t_range[0], x1=t_range[1], fillcolor="#888", opacity=0.12,
                       line_width=0, row=1, col=1)
+
+
+# --------------------------------------------------------------------------- the modes' row
+
+#: The row of markers above the map (``figure(modes=...)``): its height and the gap between it and
+#: the map (px, at the figure's own height; a page that shrinks the plot shrinks them with it).
+MODES_ROW_PX = 16
+MODES_GAP_PX = 6
+#: A column with two modes or more: a downward triangle this wide (px), pointing at its column; at
+#: any width of the page a marker keeps this size (a bar one column wide would be a fraction of a
+#: pixel on a phone for a long map), far above the 2 px under which the book's layout check calls a
+#: mark too thin (tests/support/layout.js, minMarkPx).
+MODES_MARKER_PX = 9
+#: Its colour: a blue, apart from the map's oranges and reds and the side panel's purple, at a WCAG
+#: contrast of 4.2 on the light plot (white) and 3.7 on the dark theme's (#262626): over the 3 that
+#: perflab-theme.js asks of a mark in both, so dark mode draws it as it is.
+MODES_COLOUR = "#3182bd"
+#: A column with some I/Os but fewer than the mode pass needs to say (modes.MIN_EVENTS): a small
+#: open grey circle, distinct from the triangles and fainter, yet plain on both plots (#888: 3.5 on
+#: white, 4.3 on #262626; the layout check's faint-mark rule asks 2).
+MODES_FEW_PX = 6
+MODES_FEW_COLOUR = "#888888"
+#: The row's label, at its left where the latency rows have theirs (the markers' hover says it whole:
+#: "two modes or more in this second").
+MODES_ROW_LABEL = "2+ modes"
+
+
+def _column_word(col_s: float) -> str:
+    return "second" if col_s == 1 else f"{col_s:g} s column"
+
+
+def _modes_hover(m: Modes, t0: float, col_s: float) -> str:
+    """A marker's hover: the column, its modes (share and median) and where its mean lies."""
+    head = f"{t0:g}-{t0 + col_s:g} s: {m.events:,} I/Os"
+    if m.too_few:
+        from perflab.analysis.heatmap.modes import MIN_EVENTS
+
+        return f"{head}<br>too few to say how many modes (fewer than {MIN_EVENTS:,})"
+    lines = [f"{head}<br>{len(m.modes)} modes in this {_column_word(col_s)}:"]
+    lines += [f"{100 * md.share:.0f}% around {format_ns(round(md.median_ns))} (median)" for md in m.modes]
+    mean = format_ns(round(m.mean_ns))
+    lines.append(f"the mean, {mean}, " + ("in neither mode" if m.mean_mode is None else f"in mode {m.mean_mode + 1}"))
+    return "<br>".join(lines)
+
+
+def _add_modes_row(fig, hm: HeatMap, modes: Sequence[Modes], plot_px: int, companion: bool) -> None:
+    """The thin row above the map: a triangle at each drawn column with two modes or more (trace
+    "two modes or more in this second"), a small open circle at each with I/Os but too few to say
+    (trace "too few I/Os to say"), nothing elsewhere (one mode, or no I/O).  The row is a y axis of
+    its own over the map's x axis, labelled :data:`MODES_ROW_LABEL` at its left; the map's y axis
+    (and the side panel's, which shares it) ends :data:`MODES_GAP_PX` under it."""
+    import plotly.graph_objects as go
+
+    row = MODES_ROW_PX / max(plot_px, 1)
+    top = 1 - (MODES_ROW_PX + MODES_GAP_PX) / max(plot_px, 1)
+    fig.update_yaxes(domain=[0, top], row=1, col=1)
+    if companion:
+        fig.update_yaxes(domain=[0, top], row=1, col=2)
+    axis = "yaxis3" if companion else "yaxis2"
+    fig.update_layout({axis: dict(domain=[1 - row, 1], anchor="x", range=[0, 1], fixedrange=True,
+                                  showgrid=False, zeroline=False, showline=False, ticks="",
+                                  tickmode="array", tickvals=[0.5], ticktext=[MODES_ROW_LABEL],
+                                  tickfont=dict(size=10), ticklabelstandoff=4)})
+    colsnz = np.flatnonzero(hm.counts.any(axis=1))
+    drawn = range(int(colsnz[0]), int(colsnz[-1]) + 1) if len(colsnz) else range(0)
+    starts = column_seconds(np.arange(hm.n_columns), hm.col_ms).astype(np.float64)
+    many = [c for c in drawn if not modes[c].too_few and len(modes[c].modes) >= 2]
+    few = [c for c in drawn if modes[c].too_few and modes[c].events > 0]
+    word = _column_word(hm.col_s)
+    for cols, name, marker in (
+            (many, f"two modes or more in this {word}",
+             dict(symbol="triangle-down", size=MODES_MARKER_PX, color=MODES_COLOUR, line=dict(width=0))),
+            (few, "too few I/Os to say",
+             dict(symbol="circle-open", size=MODES_FEW_PX, color=MODES_FEW_COLOUR,
+                  line=dict(width=1.5, color=MODES_FEW_COLOUR)))):
+        fig.add_trace(go.Scatter(
+            x=(starts[cols] + hm.col_s / 2).tolist(), y=[0.5] * len(cols), mode="markers", marker=marker,
+            name=name, showlegend=False, xaxis="x", yaxis="y" + axis.removeprefix("yaxis"),
+            hovertext=[_modes_hover(modes[c], float(starts[c]), hm.col_s) for c in cols],
+            hovertemplate="%{hovertext}<extra></extra>"))
