@@ -6,13 +6,19 @@ results come back to the driver: one JSON document whose `client_stats` has a ro
 job (plus an "All clients" row), and each host's logs, named `<log>.<host>` (e.g.
 `client_bw.1.log.172.18.0.3`).
 
-Three traps, each handled here:
+Four traps, each handled here:
 - `fio --client=a --client=b job.fio` runs the job on b only: a job file binds to the `--client`
   before it. One hosts file (`--client=FILE`) sends the same job to all of them.
 - Job options given on the driver's command line (`--runtime=30`) are not sent to the servers: every
   job option must be in the job file. `client_command` passes only the driver's own options.
 - The driver prints lines ("<host>: ...") before the JSON, also with `--output`: `read_results`
   (through fiolog.read_fio_json) starts at the first line that opens the JSON object.
+- A host's histogram log (`write_hist_log`) as fio 3.33's driver writes it is cumulative: each line
+  holds the counts since the job's start of every other line (lines 1, 3, 5, ... add up one series,
+  2, 4, 6, ... another). Measured on the bad-cable lab's reference: over 168 lines no bucket's count
+  is ever below the one two lines before, and the last two lines add up to fio's own read count for
+  the host to within its last, unlogged interval (273,431 against 273,434 on one host).
+  `per_interval_hist` gives each line its own interval back, when a log is cumulative that way.
 
 Hosts file, as a lab parameter (`hosts=path`): one host per line, `name-or-address` or
 `name-or-address,port` (fio's own syntax; port 8765 by default), `#` starts a comment, blank lines
@@ -126,3 +132,41 @@ def read_results(path) -> dict[str, list[dict]]:
 def log_path(directory, log_name: str, host) -> Path:
     """Where the driver wrote a host's log: e.g. log_path(d, 'client_bw.1.log', '172.18.0.3')."""
     return Path(directory) / f"{log_name}.{getattr(host, 'name', host)}"
+
+
+#: the lag of a driver's cumulative histogram log (see the module docstring), and the fewest lines of one
+#: direction that show it (fewer prove nothing: a short log of a rising load can grow line by line)
+CUMULATIVE_LAG = 2
+CUMULATIVE_MIN_LINES = 3 * CUMULATIVE_LAG
+#: a log the driver wrote for one host: fio appends ".<host>" to the job's log name
+_HOST_LOG = re.compile(r"\.log\.[^/]+$")
+
+
+def host_log(path) -> bool:
+    """Is `path` a log fio's driver wrote for one host (`<log>.<host>`, gzipped or not)?"""
+    name = Path(path).name.removesuffix(".gz")
+    return bool(_HOST_LOG.search(name))
+
+
+def per_interval_hist(h):
+    """`h` (perflab.fio.logs.HistLog) with each line's own interval's counts, and whether it had to be
+    undone: the lines of each direction differenced with the line CUMULATIVE_LAG before (the first
+    CUMULATIVE_LAG as they are), when they are cumulative that way (CUMULATIVE_MIN_LINES lines or more,
+    no bucket ever below the one CUMULATIVE_LAG lines before, and the totals growing); else `h` as it is."""
+    import numpy as np
+    from dataclasses import replace
+
+    counts, undone = h.counts.copy(), False
+    for d in np.unique(h.ddir):
+        rows = np.flatnonzero(h.ddir == d)
+        c = h.counts[rows]
+        if len(rows) < CUMULATIVE_MIN_LINES:
+            continue
+        lagged = c[CUMULATIVE_LAG:] - c[:-CUMULATIVE_LAG]
+        grows = lagged.sum(axis=1) > 0
+        if (lagged < 0).any() or grows.mean() < 0.5:
+            continue
+        counts[rows[CUMULATIVE_LAG:]] = lagged
+        undone = True
+    return (replace(h, counts=counts) if undone else h), undone
+

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 import numpy as np
 
+from perflab.fio import clients
 from perflab.fio.logs import EPOCH_MIN_MS, HIST_MIN_FIELDS, FioLogError, HistLog, log_field_count, read_hist_log
 from perflab.analysis.heatmap.accumulate import MAX_MAP_BYTES, Accumulator
 from perflab.analysis.heatmap.buckets import Buckets, make_buckets
@@ -369,10 +370,14 @@ def from_hist_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None
     acc = Accumulator(buckets.n, column_ms(col_s), t0_ms, max_bytes)
     files = log_paths(paths)
     exact_all = True
+    undone = []
     for path in files:
         h = read_hist_log(path)
         if len(h.time_ms) == 0:
             continue
+        if clients.host_log(path):   # written by fio's driver (fio --client): perhaps cumulative
+            h, was = clients.per_interval_hist(h)
+            undone += [Path(path).name] if was else []
         at = hist_line_times(h, period_ms)   # per direction, before one is picked: its own lines
         sel = slice(None) if want is None else (h.ddir == want)
         at, counts = at[sel], h.counts[sel]
@@ -387,6 +392,10 @@ def from_hist_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None
     edges, counts, over = acc.result(buckets.edges_ns, trim=bool(linear_ns) and linear_max_ns is None)
     notes = [] if exact_all else ["some fio histogram bins straddle bucket edges and were "
                                   "assigned to a bucket by their midpoint"]
+    if undone:
+        notes.append(f"{', '.join(undone)}: written by fio's driver (fio --client), each line held the counts "
+                     f"since the job's start of every other line; read as the difference from the line two "
+                     f"before (perflab.fio.clients.per_interval_hist)")
     return HeatMap(edges, counts, acc.col_ms / 1000, acc.origin(), over, tuple(map(str, files)),
                    "hist", buckets.scale, exact_all, notes + acc.notes())
 
