@@ -232,3 +232,22 @@ def test_empty_json_report(tmp_path):
     p.write_text("")
     with pytest.raises(FioOutputError, match=r"empty\.json: empty"):
         read_fio_json(p)
+
+
+def test_a_log_of_averages_is_told_from_a_per_io_log_and_makes_no_heat_map(tmp_path):
+    """fio writes an averaged sample (log_avg_msec > 0) with block size 0: stepping's reference logs a
+    second's mean latency a line (825 lines, 50,726 reads); disk-model's logs each I/O."""
+    from conftest import ROOT
+    from perflab.analysis.heatmap.ingest import from_lat_log
+    from perflab.fio.logs import FioLogError, averaged_log
+    from perflab.run.comparison import latency_logs
+
+    ref = ROOT / "data" / "reference"
+    avg = ref / "stepping" / "fio" / "step_clat.1.log"
+    assert averaged_log(avg) and not averaged_log(ref / "disk-model" / "fio" / "random_clat.1.log.gz")
+    with pytest.raises(FioLogError, match="a log of fio's averages"):
+        from_lat_log([avg])
+    assert latency_logs(ref / "stepping") == {}          # nothing to compare I/O by I/O
+    one_io = tmp_path / "x_clat.1.log"                    # one line of a real I/O among averages is per-I/O
+    one_io.write_text("1000, 5000, 0, 0, 0\n2000, 6000, 0, 4096, 0\n")
+    assert not averaged_log(one_io)

@@ -597,13 +597,20 @@ FIO_LOG = __import__("re").compile(r"_(clat|slat|lat|bw|iops)(_hist)?\.\d+\.log"
 
 def test_every_reference_fio_log_renders():
     """Every fio log kept under data/reference/ makes a heat map whose time span is the run's,
-    not the 1970-to-now span that epoch stamps once made (2.85 TiB for one Logzilla log)."""
+    not the 1970-to-now span that epoch stamps once made (2.85 TiB for one Logzilla log); a log of
+    fio's averages (log_avg_msec: bandwidth, IOPS, stepping's mean latencies) is refused in one line."""
     import json
+
+    from perflab.fio.logs import FioLogError, averaged_log
 
     root = Path(__file__).resolve().parents[1] / "data" / "reference"
     logs = sorted(p for p in root.rglob("*") if p.is_file() and FIO_LOG.search(p.name))
-    assert len(logs) >= 170
-    for p in logs:
+    averaged = [p for p in logs if "_hist" not in p.name and averaged_log(p)]
+    assert len(logs) >= 170 and len(logs) - len(averaged) >= 150
+    for p in averaged:
+        with pytest.raises(FioLogError, match="a log of fio's averages"):
+            H.render([p])
+    for p in sorted(set(logs) - set(averaged)):
         hm = H.render([p])
         lab_dir = p.relative_to(root).parts[0]
         run_s = json.loads((root / lab_dir / "run.json").read_text())["provenance"]["duration_s"]

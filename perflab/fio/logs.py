@@ -200,6 +200,25 @@ def log_field_count(path: str | os.PathLike) -> int:
     return first.count(b",") + 1
 
 
+#: lines read to tell a log of averages from a per-I/O log
+AVERAGED_HEAD_LINES = 16
+
+
+def averaged_log(path: str | os.PathLike) -> bool:
+    """Is `path` a log of fio's averages (``log_avg_msec`` > 0): every one of its first lines with a
+    block size of 0? fio writes an averaged sample with block size 0 (and offset 0); a per-I/O line
+    carries its I/O's size. Each line is then an interval's mean latency, not one I/O's."""
+    sizes = []
+    with open_log(path) as f:
+        for line in f:
+            fields = line.split(b",")
+            if len(fields) >= 4 and fields[0].strip():
+                sizes.append(fields[3].strip())
+            if len(sizes) >= AVERAGED_HEAD_LINES:
+                break
+    return bool(sizes) and all(x == b"0" for x in sizes)
+
+
 def lat_log_columns(n_fields: int, path: str | os.PathLike = "") -> list[str]:
     """Column names of a per-I/O log line with ``n_fields`` fields.
 

@@ -27,7 +27,7 @@ from perflab.analysis import difference
 from perflab.analysis.heatmap import HeatMap, from_hist_log, from_lat_log, from_trace, merge
 from perflab.config.manifest import Manifest
 from perflab.errors import Refused
-from perflab.fio.logs import FioLogError
+from perflab.fio.logs import FioLogError, averaged_log
 from perflab.run.reference import repeat_dirs
 
 __all__ = ["Run", "resolve", "latency_logs", "events", "build_map", "compare_runs", "against_reference"]
@@ -61,8 +61,8 @@ def latency_logs(run_dir: Path) -> dict[str, Path]:
     root = Path(run_dir) / "fio"
     for p in sorted(root.rglob("*.log*")) if root.is_dir() else []:
         m = LOG_NAME.match(p.name)
-        if not m or not p.is_file():
-            continue
+        if not m or not p.is_file() or (m["kind"] != "clat_hist" and averaged_log(p)):
+            continue   # a log of fio's averages holds no I/O's latency
         host = m["rest"].removesuffix(".gz").removeprefix(".")
         job = str((p.parent.relative_to(root) / f"{m['job']}.{m['n']}").as_posix())
         found.setdefault((job, host), {})[m["kind"]] = p

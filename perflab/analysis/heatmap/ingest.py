@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 import numpy as np
 
 from perflab.fio import clients
-from perflab.fio.logs import EPOCH_MIN_MS, HIST_MIN_FIELDS, FioLogError, HistLog, log_field_count, read_hist_log
+from perflab.fio.logs import (EPOCH_MIN_MS, HIST_MIN_FIELDS, FioLogError, HistLog, averaged_log, log_field_count,
+                              read_hist_log)
 from perflab.analysis.heatmap.accumulate import MAX_MAP_BYTES, Accumulator
 from perflab.analysis.heatmap.buckets import Buckets, make_buckets
 from perflab.analysis.heatmap.model import Y_KINDS, HeatMap, aligned, column_ms, pad_rows
@@ -249,6 +250,11 @@ def from_lat_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None 
     buckets = make_buckets(sub, linear_ns, floor_ns, ceil_ns, linear_max_ns)
     want = _ddir_code(ddir)
     files = log_paths(paths)
+    averaged = [str(p) for p in files if averaged_log(p)]
+    if averaged:
+        raise FioLogError(f"{', '.join(averaged)}: a log of fio's averages (log_avg_msec; block size 0 on every "
+                          "line): each line is an interval's mean, not one I/O's, so it makes no heat map; "
+                          "log each I/O (log_avg_msec=0) or write a histogram log (write_hist_log)")
     rows = _Rows(what, buckets, row)
     need = rows.needs() | ({"op"} if want is not None or by == "op" else set())
     pieces = _filtered(_lat_pieces(files, need, engine, block_size, buckets if what == "latency" else None), want)
