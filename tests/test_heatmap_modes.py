@@ -14,6 +14,7 @@ from perflab import cli
 from perflab.analysis import heatmap as H
 from perflab.analysis.figures import MIN_FONT_PX
 from perflab.analysis.heatmap import command, plot
+from perflab.analysis.heatmap.buckets import format_ns
 from perflab.analysis.heatmap import modes as M
 
 REF = Path(__file__).resolve().parents[1] / "data" / "reference" / "heatmaps"
@@ -73,18 +74,31 @@ def test_two_lognormal_clusters_two_modes_their_shares_and_medians():
                                                                  m.valleys[0].at_ns, edges[nz[-1] + 1])
     # the mean (0.7 x 5 us + 0.3 x 209 us = 66 us) lies between the bands, where almost nothing is
     assert fast.median_ns < m.mean_ns < slow.median_ns and m.mean_in_neither and m.mean_mode is None
-    assert m.valleys[m.mean_valley].lo_ns <= m.mean_ns < m.valleys[m.mean_valley].hi_ns
-    assert m.valleys[0].share < M.NEITHER_MAX_SHARE
+    assert m.mean_valley == 0 and m.mean_tail is None and fast.core_hi_ns < m.mean_ns < slow.core_lo_ns
+    assert m.valleys[0].lo_ns <= m.mean_ns < m.valleys[0].hi_ns and m.valleys[0].share < M.MIN_MODE_SHARE
+    assert m.mean_near_share < 0.01
+    # each mode's central range is its own cluster's 10th to 90th percentiles, within a bucket
+    for mode, own in ((fast, lat[~is_slow]), (slow, lat[is_slow])):
+        for got, true in zip((mode.core_lo_ns, mode.core_hi_ns), np.percentile(own, [10, 90])):
+            assert abs(got - true) <= bucket_width_at(edges, true)
 
 
 def test_a_mean_near_the_main_band_lies_in_it():
-    """Bands two octaves apart, 90% and 10%: the mean is lifted (21 us against the main band's 16
-    us) but stays where the main band still has most of its density: in mode 1, not "neither"."""
-    lat, _ = two_clusters(seed=3, n=20_000, share_slow=0.1, fast=(16_384, 0.2), slow=(65_536, 0.2))
+    """Bands two octaves apart, 94% and 6%: the mean is lifted (19.9 us against the main band's 16
+    us) but stays inside the main band's own central 80% (12.7-21.4 us): in mode 1, not "neither".
+    With 10% in the minor band the mean, 21.9 us, passes the main band's 90th percentile (21.4 us):
+    in neither mode (the modes' bounds, valley to valley, put it in mode 1), yet not a latency
+    almost no I/O had: over a tenth of them lie within 9% of it, and that figure says so."""
+    lat, _ = two_clusters(seed=3, n=20_000, share_slow=0.06, fast=(16_384, 0.2), slow=(65_536, 0.2))
     m = M.find_modes(hist(lat), buckets().edges_ns)
     assert m.count == 2
-    assert m.mean_mode == 0 and not m.mean_in_neither and m.mean_valley is None
-    assert m.modes[0].lo_ns <= m.mean_ns < m.modes[0].hi_ns
+    assert m.mean_mode == 0 and not m.mean_in_neither and m.mean_valley is None and m.mean_tail is None
+    assert m.modes[0].median_ns * 1.15 < m.mean_ns < m.modes[0].core_hi_ns
+    lat, _ = two_clusters(seed=3, n=20_000, share_slow=0.1, fast=(16_384, 0.2), slow=(65_536, 0.2))
+    m = M.find_modes(hist(lat), buckets().edges_ns)
+    assert m.count == 2 and m.modes[0].lo_ns <= m.mean_ns < m.modes[0].hi_ns
+    assert m.mean_in_neither and m.mean_valley == 0 and m.modes[0].core_hi_ns < m.mean_ns
+    assert m.mean_near_share > 0.1
 
 
 def test_one_lognormal_cluster_is_one_mode():
@@ -94,6 +108,117 @@ def test_one_lognormal_cluster_is_one_mode():
     assert m.count == 1 and m.valleys == () and m.modes[0].share == 1.0
     assert m.mean_mode == 0 and not m.mean_in_neither
     assert abs(m.modes[0].median_ns - np.median(lat)) <= bucket_width_at(buckets().edges_ns, np.median(lat))
+
+
+# ----------------------------------------------------------------------------- where the mean lies
+
+def test_two_equal_bands_far_apart_have_their_mean_in_neither():
+    """Equal bands at 5 us and 200 us, expected counts (no chance): the mean, 104 us, lies inside
+    mode 2's bounds (valley to valley, they take in the band's lower flank) but far below its own
+    central 80% (151-260 us) and far above mode 1's (to 6.6 us): in neither.  The mean's bucket holds
+    1 I/O in 2,000, and 0.2% of them lie within 9% of the mean."""
+    counts = expected_counts(20_000, (12.3, 17.6), 0.3)
+    edges = buckets().edges_ns
+    m = M.find_modes(counts, edges)
+    assert m.count == 2 and [round(x.share, 2) for x in m.modes] == [0.5, 0.5]
+    assert m.mean_ns == pytest.approx(104_200, rel=0.01)
+    assert m.modes[1].lo_ns <= m.mean_ns < m.modes[1].hi_ns          # where the old rule put it: "in mode 2"
+    assert m.mean_in_neither and m.mean_mode is None and m.mean_valley == 0 and m.mean_tail is None
+    assert m.modes[0].core_hi_ns < 7_000 and m.modes[1].core_lo_ns > 150_000
+    b = int(np.searchsorted(edges, m.mean_ns, side="right")) - 1
+    assert counts[b] / counts.sum() < 1 / 1500
+    assert 0.001 < m.mean_near_share < 0.003
+
+
+def test_heatmaps_like_bands_ninety_ten_have_their_mean_in_neither():
+    """The heatmaps lab's shape: 90% at 5 us, 10% at 200 us: the mean, 26 us, is five times the main
+    band's median and above its central 80%, far below the minor band's: in neither, with no I/O
+    within 9% of it."""
+    lat, is_slow = two_clusters(seed=1, n=20_000, share_slow=0.1)
+    m = M.find_modes(hist(lat), buckets().edges_ns)
+    assert m.count == 2 and m.modes[1].share == pytest.approx(is_slow.mean(), abs=0.005)
+    assert m.mean_in_neither and m.mean_valley == 0 and m.mean_tail is None
+    assert m.modes[0].core_hi_ns < m.mean_ns < m.modes[1].core_lo_ns
+    # the central ranges are the bands' own (within a factor of 1.5 of their medians), not their bounds
+    assert m.modes[0].core_hi_ns < 1.5 * m.modes[0].median_ns and m.modes[1].core_lo_ns > m.modes[1].median_ns / 1.5
+    assert m.mean_near_share < 0.001
+
+
+def test_one_lognormal_band_has_its_mean_in_it():
+    """One lognormal band (sigma 0.4 of ln latency): its mean, exp(0.08) = 1.08 times its median,
+    lies within its central 80%, which is the sample's own 10th to 90th percentiles within a bucket."""
+    rng = np.random.default_rng(5)
+    lat = rng.lognormal(math.log(100_000), 0.4, 20_000)
+    edges = buckets().edges_ns
+    m = M.find_modes(hist(lat), edges)
+    (mode,) = m.modes
+    assert m.mean_mode == 0 and not m.mean_in_tail and not m.mean_in_neither and m.mean_tail is None
+    for got, true in zip((mode.core_lo_ns, mode.core_hi_ns), np.percentile(lat, [10, 90])):
+        assert abs(got - true) <= bucket_width_at(edges, true)
+    assert mode.core_lo_ns < mode.median_ns < m.mean_ns < mode.core_hi_ns
+    assert command._mean_lines(m) == [f"the mean, {format_ns(round(m.mean_ns))}, lies in the only mode: within its "
+                                      f"central 80%, {format_ns(round(mode.core_lo_ns))} to "
+                                      f"{format_ns(round(mode.core_hi_ns))} (its 10th to 90th percentiles)"]
+
+
+def test_one_band_with_a_long_right_tail_has_its_mean_in_the_tail_above():
+    """96% of the I/Os around 100 us, 4% spread evenly over 1-100 ms (log-uniform: no band, and under
+    MIN_MODE_SHARE anyway): one mode, whose mean (917 us) the tail lifts far above its 90th
+    percentile (159 us): "in the mode's upper tail", not "in neither" (there is no other mode)."""
+    rng = np.random.default_rng(6)
+    n = 20_000
+    tail = rng.random(n) < 0.04
+    lat = np.where(tail, 2 ** rng.uniform(math.log2(1e6), math.log2(1e8), n), rng.lognormal(math.log(100_000), 0.3, n))
+    m = M.find_modes(hist(lat), buckets().edges_ns)
+    assert m.count == 1 and m.mean_ns == pytest.approx(lat.mean(), rel=0.02)
+    assert m.modes[0].lo_ns <= m.mean_ns < m.modes[0].hi_ns          # where the old rule put it: "in the only mode"
+    assert np.percentile(lat, 90) < m.mean_ns and m.modes[0].core_hi_ns < m.mean_ns
+    assert m.mean_in_tail and m.mean_tail == "above" and m.mean_mode is None and not m.mean_in_neither
+    assert m.mean_near_share < 0.001
+    lines = command._mean_lines(m)
+    assert lines[0] == (f"the mean, {format_ns(round(m.mean_ns))}, lies in the only mode's upper tail: above its "
+                        f"central 80% (to {format_ns(round(m.modes[0].core_hi_ns))})")
+    assert lines[1].startswith(f"{100 * m.mean_near_share:.2g}% of the I/Os lie within 9% of the mean (")
+
+
+def hand_modes(mean_ns: float, cores, mean_mode=None, mean_valley=None, mean_tail=None) -> M.Modes:
+    modes = tuple(M.Mode(share=1 / len(cores), events=1000, median_ns=(lo + hi) / 2, lo_ns=int(lo / 2),
+                         hi_ns=int(hi * 2), peak_ns=(lo + hi) / 2, core_lo_ns=lo, core_hi_ns=hi) for lo, hi in cores)
+    return M.Modes(1000 * len(cores), modes, (), mean_ns, mean_mode, mean_valley, 4.0, False,
+                   mean_tail=mean_tail, mean_near_share=0.0123)
+
+
+def test_the_mean_line_words_each_place_the_mean_can_be():
+    """The summary's words for each answer (hand-made results: the places real histograms rarely
+    reach: below the first mode, above the last of two, a single mode's lower tail)."""
+    cores = [(4_000, 7_000), (150_000, 260_000)]
+    assert command._mean_lines(hand_modes(104_000, cores, mean_valley=0)) == [
+        "the mean, 104 us, lies in neither mode: between mode 1's central 80% (to 7 us) and mode 2's (from 150 us)",
+        "1.2% of the I/Os lie within 9% of the mean (95.4 us to 113 us)"]
+    assert command._mean_lines(hand_modes(300_000, cores, mean_tail="above"))[0] == (
+        "the mean, 300 us, lies in neither mode: above mode 2's central 80% (to 260 us)")
+    assert command._mean_lines(hand_modes(3_000, cores, mean_tail="below"))[0] == (
+        "the mean, 3 us, lies in neither mode: below mode 1's central 80% (from 4 us)")
+    assert command._mean_lines(hand_modes(3_000, cores[:1], mean_tail="below"))[0] == (
+        "the mean, 3 us, lies in the only mode's lower tail: below its central 80% (from 4 us)")
+    assert command._mean_lines(hand_modes(200_000, cores, mean_mode=1)) == [
+        "the mean, 200 us, lies in mode 2: within its central 80%, 150 us to 260 us (its 10th to 90th percentiles)"]
+    # figures are rounded to 3 before their unit is chosen: 999,700 ns is 1 ms, not "1e+03 us"
+    assert command._mean_lines(hand_modes(999_700, [(400_000, 600_000)], mean_tail="above"))[0] == (
+        "the mean, 1 ms, lies in the only mode's upper tail: above its central 80% (to 600 us)")
+
+
+def test_where_the_mean_lies_follows_the_modes_central_ranges():
+    """The rule itself, on hand-made modes: both ends of a central range are in it; between two
+    ranges is "neither" with the valley between them; past the ends is a tail."""
+    modes = [M.Mode(0.5, 100, 5.0, 1, 10, 5.0, core_lo_ns=4.0, core_hi_ns=6.0),
+             M.Mode(0.3, 60, 50.0, 10, 100, 50.0, core_lo_ns=40.0, core_hi_ns=60.0),
+             M.Mode(0.2, 40, 500.0, 100, 1000, 500.0, core_lo_ns=400.0, core_hi_ns=600.0)]
+    assert [M._where_mean(x, modes) for x in (4.0, 6.0, 40.0, 600.0)] == [(0, None, None), (0, None, None),
+                                                                           (1, None, None), (2, None, None)]
+    assert [M._where_mean(x, modes) for x in (6.5, 39.0, 61.0, 399.0)] == [(None, 0, None), (None, 0, None),
+                                                                             (None, 1, None), (None, 1, None)]
+    assert M._where_mean(3.0, modes) == (None, None, "below") and M._where_mean(601.0, modes) == (None, None, "above")
 
 
 @pytest.mark.parametrize("sigma", [1.0, 2.0])
@@ -290,7 +415,8 @@ def test_the_figure_marks_exactly_the_columns_with_two_modes():
     first = cols[3]     # the hover: the column, its modes' shares and medians, where its mean lies
     assert many.hovertext[0] == (f"3-4 s: {first.events:,} I/Os<br>2 modes in this second:<br>"
                                  f"50% around 5.04 us (median)<br>50% around 199 us (median)<br>"
-                                 f"the mean, 104 us, in mode {first.mean_mode + 1}")
+                                 f"the mean, 104 us, in neither mode")   # not "in mode 2": its bounds, not its I/Os
+    assert first.mean_in_neither
     assert "too few to say" in few.hovertext[0]
     row = fig.layout[many.yaxis.replace("y", "yaxis")]
     assert many.xaxis == "x" and many.yaxis == few.yaxis not in ("y", "y2")
@@ -361,6 +487,9 @@ def test_reference_run_two_modes_in_most_columns_and_the_mean_in_neither(referen
     whole = M.window_modes(hm, columns=cols).modes
     assert whole.count == 2 and whole.mean_in_neither
     cached, direct = whole.modes
+    # between the cached reads' central 80% and the disk reads', where 0.2% of the reads are
+    assert whole.mean_valley == 0 and cached.core_hi_ns < whole.mean_ns < direct.core_lo_ns
+    assert whole.mean_near_share < 0.005
     # what the lab measured apart, per job (run.json): the disk's share, each band's median, the mean
     assert direct.share == pytest.approx(metrics["direct_share_measured"], abs=0.01)
     edges = hm.edges_ns
@@ -377,7 +506,9 @@ def test_summary_on_the_reference_says_two_modes_and_the_mean_in_neither(capsys)
     out = capsys.readouterr().out
     assert "238,005 I/Os in 119 columns of 1 s" in out
     assert "whole map, 0 to 119 s: 238,005 I/Os, 2 modes" in out
-    assert "the mean, 21.3 us, lies in neither mode" in out
+    assert ("the mean, 21.3 us, lies in neither mode: between mode 1's central 80% (to 6.79 us) and mode 2's "
+            "(from 84.2 us)\n") in out
+    assert "0.2% of the I/Os lie within 9% of the mean (19.6 us to 23.3 us)" in out
     assert "mvalue 3.32" in out
     assert "columns with two modes or more: 119 of the 119 with 50 I/Os or more" in out
     table = [ln.split() for ln in out.splitlines() if ln.strip()[:1] in ("1", "2") and "%" in ln]
@@ -426,3 +557,8 @@ def test_summary_refusals_are_one_line(capsys, extra, words):
     assert cli.main(["heatmap", str(REF_LOGS[0]), *extra]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and words in err[0]
+
+
+def test_a_latency_that_rounds_up_to_the_next_unit_is_given_in_it():
+    assert [format_ns(v) for v in (999, 1000, 65_536, 999_700, 999_999_999, 1_234_567)] == \
+        ["999 ns", "1 us", "65.5 us", "1 ms", "1 s", "1.23 ms"]

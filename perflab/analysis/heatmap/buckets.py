@@ -115,9 +115,11 @@ def unit_for(v: int) -> str:
 
 
 def format_ns(v: int) -> str:
-    """A latency in its own unit: "65.5 us"."""
-    u = unit_for(int(v))
-    return f"{format_number(v / UNITS[u], 3)} {u}"
+    """A latency in its own unit, to 3 significant digits: "65.5 us"; a value that rounds up to the next
+    unit is given in it ("1 ms" for 999,700 ns, never "1e+03 us")."""
+    r = float(f"{float(v):.3g}") if v else 0.0
+    u = unit_for(int(r))
+    return f"{format_number(r / UNITS[u], 3)} {u}"
 
 
 def bucket_labels(edges_ns: np.ndarray, unit: str = "auto") -> list[str]:

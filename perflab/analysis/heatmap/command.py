@@ -185,16 +185,47 @@ def _modes_lines(m: Modes) -> list[str]:
     for i, md in enumerate(m.modes, 1):
         rows.append([str(i), f"{100 * md.share:.1f}%", f"{md.events:,}", format_ns(round(md.median_ns)),
                      format_ns(md.lo_ns), format_ns(md.hi_ns)])
-    out = _table(rows, right={1, 2, 3, 4, 5})
-    mean = format_ns(round(m.mean_ns))
+    return _table(rows, right={1, 2, 3, 4, 5}) + _mean_lines(m)
+
+
+def _mean_lines(m: Modes) -> list[str]:
+    """Where the mean lies: within a mode's central range (its own 10th to 90th percentiles), or
+    in neither mode (between two, or past the first or last), or in the only mode's tail; and
+    then, on a line of its own, how many of the I/Os lie near it (:attr:`Modes.mean_near_share`)."""
+    from perflab.analysis.heatmap.modes import MEAN_CORE, NEAR_MEAN_OCTAVES
+
+    def ns(x: float) -> str:   # rounded to 3 figures first: 999,700 ns is "1 ms", not "1e+03 us"
+        return format_ns(int(float(f"{x:.3g}")))
+
+    lo_q, hi_q = MEAN_CORE
+    core = f"central {100 * (hi_q - lo_q):.0f}%"
+    mean = f"the mean, {ns(m.mean_ns)},"
+
     if m.mean_mode is not None:
+        md = m.modes[m.mean_mode]
         where = "the only mode" if len(m.modes) == 1 else f"mode {m.mean_mode + 1}"
-        out.append(f"the mean, {mean}, lies in {where}")
+        return [f"{mean} lies in {where}: within its {core}, {ns(md.core_lo_ns)} to {ns(md.core_hi_ns)} "
+                f"(its {100 * lo_q:.0f}th to {100 * hi_q:.0f}th percentiles)"]
+    factor = 2 ** NEAR_MEAN_OCTAVES
+    pct = 100 * m.mean_near_share
+    near = (f"{pct:.1f}%" if pct >= 0.1 or pct == 0 else f"{pct:.2g}%") + (
+        f" of the I/Os lie within {100 * (factor - 1):.0f}% of the mean ({ns(m.mean_ns / factor)} to "
+        f"{ns(m.mean_ns * factor)})")
+    first, last = m.modes[0], m.modes[-1]
+    if len(m.modes) == 1:
+        side = (f"lower tail: below its {core} (from {ns(first.core_lo_ns)})" if m.mean_tail == "below"
+                else f"upper tail: above its {core} (to {ns(first.core_hi_ns)})")
+        return [f"{mean} lies in the only mode's {side}", near]
+    if m.mean_tail == "below":
+        where = f"below mode 1's {core} (from {ns(first.core_lo_ns)})"
+    elif m.mean_tail == "above":
+        where = f"above mode {len(m.modes)}'s {core} (to {ns(last.core_hi_ns)})"
     else:
-        v = m.valleys[m.mean_valley]
-        out.append(f"the mean, {mean}, lies in neither mode: in the valley from {format_ns(v.lo_ns)} to "
-                   f"{format_ns(v.hi_ns)}, which holds {100 * v.share:.1f}% of the I/Os")
-    return out
+        i = m.mean_valley
+        a, b = m.modes[i], m.modes[i + 1]
+        where = (f"between mode {i + 1}'s {core} (to {ns(a.core_hi_ns)}) and mode {i + 2}'s "
+                 f"(from {ns(b.core_lo_ns)})")
+    return [f"{mean} lies in neither mode: {where}", near]
 
 
 def _window_lines(hm: HeatMap, w: WindowModes) -> list[str]:

@@ -1,5 +1,5 @@
 """The modes of a heat map's latency histograms: how many, where, how much of the I/O each holds,
-and whether the mean lies in one of them (a mean "in neither mode" describes almost no I/O).
+and whether the mean lies in one of them (a mean "in neither mode" is a latency few I/Os had).
 
 The test (issue 43)
     A histogram of bucket counts is turned into a density per unit of log2-latency: each bucket's
@@ -34,6 +34,20 @@ The test (issue 43)
     events is "too few to say": never "one mode".  Each mode runs from valley to valley (or to
     the first or last non-empty bucket): the valley bucket goes to the mode above it.
 
+Where the mean lies
+    By where each mode's own I/Os are, not by its bounds: the mean lies in mode k only if it
+    falls within that mode's central 80%, from its own 10th to its 90th percentile
+    (:data:`MEAN_CORE`; interpolated within buckets as the medians are).  A mode's bounds run
+    valley to valley and so take in both flanks of its band, and the flanks of two narrow bands
+    far apart meet far from either: two equal bands at 5 us and 200 us have their mean, 104 us,
+    inside the upper mode's bounds, in a bucket that holds about 1 I/O in 2,000.  Outside every
+    mode's central 80%, with two modes or more, the mean lies "in neither mode": between two of
+    them (:attr:`Modes.mean_valley` says which), or below the first or above the last
+    (:attr:`Modes.mean_tail`); with one mode, it lies in that mode's lower or upper tail, not "in
+    neither".  How few I/Os had a latency near the mean is said apart from the verdict:
+    :attr:`Modes.mean_near_share`, the share of all the I/Os within :data:`NEAR_MEAN_OCTAVES` of
+    it, is the figure to read (a mean just past a mode's central 80% still has many I/Os near it).
+
 Why not Gregg's mvalue
     Brendan Gregg's mvalue ("frequency trails": the sum of the absolute differences between
     adjacent bins, divided by the largest bin) is cheap and needs no constants, but it grows with
@@ -62,7 +76,7 @@ from perflab.analysis.heatmap.model import HeatMap
 
 __all__ = ["Mode", "Valley", "Modes", "WindowModes", "MapModes", "find_modes", "mvalue", "column_modes",
            "window_modes", "map_modes", "MIN_EVENTS", "MIN_MODE_SHARE", "VALLEY_RATIO", "VALLEY_SIGMAS",
-           "SMOOTH_OCTAVES", "NEITHER_MAX_SHARE", "MAX_BUCKETS"]
+           "SMOOTH_OCTAVES", "MEAN_CORE", "NEAR_MEAN_OCTAVES", "MAX_BUCKETS"]
 
 #: Fewer events than this: "too few to say".  A band's peak stands at most about sqrt(its events)
 #: Poisson standard deviations above an empty valley, so passing VALLEY_SIGMAS (4) takes 16 events
@@ -96,11 +110,25 @@ SMOOTH_TRUNCATE = 4.0
 #: them): at most this many, 32 MB of it (every log-linear scheme fits: 1,729 buckets at 64 an
 #: octave); finer linear rows are refused, naming a coarser --linear-us.
 MAX_BUCKETS = 2048
-#: The mean lies "in neither mode" when it falls in a valley (the stretch around a valley where
-#: the density stays at or below VALLEY_RATIO times the smaller neighbouring peak) that holds less
-#: than this share of the events: fewer than the least a mode may hold, so no mode of the
-#: histogram is there (see :attr:`Modes.mean_mode`).
-NEITHER_MAX_SHARE = MIN_MODE_SHARE
+#: The mean lies in a mode only if it falls between these two quantiles of that mode's own events
+#: (its 10th and 90th percentiles: its central 80%).  Why these: a band is where a reader sees it on
+#: the map, where it stands at half its height or more (as the valley test's VALLEY_RATIO has it);
+#: a Gaussian band in log-latency is at half its height at its 12th and 88th percentiles (1.18 of
+#: its standard deviations either side), rounded out here to 10 and 90.  Wide enough for one band:
+#: a lognormal's mean, exp(sigma**2 / 2) times its median (sigma that of ln latency), stays under
+#: its 90th percentile, exp(1.28 sigma) times it, up to sigma = 2.56 (a band whose central 80%
+#: spans 9.5 octaves), so a mean past a single mode's 90th percentile is the work of a tail, not of
+#: the band's spread (the 25th-75th would put in its tail the mean of a plain lognormal band of
+#: sigma 1.35, a standard deviation of 1.9 octaves).  Narrow enough for two: the 5th-95th would
+#: reach out to where a band stands at a quarter of its height, and call "in mode 2" the l2arc
+#: lab's warm-up mean (2.14 ms, between the disk band's 5th and 10th percentiles, 1.5 and 2.2 ms;
+#: its median 6.7 ms).  A mean just past a mode's 10th or 90th percentile is "in neither" yet has
+#: I/Os near it: :attr:`Modes.mean_near_share` says how many.
+MEAN_CORE = (0.10, 0.90)
+#: The I/Os "near the mean" are those within this many octaves of it either way (a factor of
+#: 2**(1/8), 9%): about one bucket either side at the default 8 buckets an octave, the same span of
+#: latency on any bucket scheme (I/Os taken as uniform inside a bucket, as the medians are).
+NEAR_MEAN_OCTAVES = 0.125
 
 
 @dataclass(frozen=True)
@@ -111,6 +139,9 @@ class Mode:
     histogram's modes add up to 1); ``median_ns`` their median, interpolated within its bucket
     (latencies taken as uniform inside a bucket, as :meth:`HeatMap.fraction_between` does);
     ``peak_ns`` the geometric centre of the bucket where the smoothed density is highest.
+    ``core_lo_ns``-``core_hi_ns``: the mode's central range, its events' own :data:`MEAN_CORE`
+    quantiles (10th and 90th percentiles), interpolated as the median is: the mean lies in the
+    mode only if it falls there (``nan`` in a Mode made by hand without them).
     """
     share: float
     events: int
@@ -118,6 +149,8 @@ class Mode:
     lo_ns: int
     hi_ns: int
     peak_ns: float
+    core_lo_ns: float = math.nan
+    core_hi_ns: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -145,10 +178,15 @@ class Modes:
     ``too_few``: fewer than :data:`MIN_EVENTS` events, and then ``modes`` and ``valleys`` are
     empty: not "one mode" but "too few to say".  ``mean_ns``: the mean latency, estimated from
     bucket midpoints as :meth:`HeatMap.column_means_ns` does (``nan`` with no events).
-    ``mean_mode``: the index in ``modes`` of the mode whose bounds hold the mean, or None: too
-    few, or the mean lies in a valley holding less than :data:`NEITHER_MAX_SHARE` of the events
-    ("in neither mode"; ``mean_valley`` is then that valley's index).  ``mvalue``: Gregg's
-    figure (:func:`mvalue`) on the raw counts, for reference.
+    Where the mean lies (the module's docstring says why so): ``mean_mode``, the index in
+    ``modes`` of the mode whose central range (``core_lo_ns`` to ``core_hi_ns``, its own 10th to
+    90th percentiles) holds it, or None: too few, or it lies in no mode's central range.  Then
+    ``mean_valley`` is ``i`` when it lies between mode ``i``'s central range and mode ``i + 1``'s
+    (valley ``i`` separates them), and ``mean_tail`` is ``"below"`` or ``"above"`` when it lies
+    below the first mode's or above the last mode's (with one mode: in its lower or upper tail).
+    ``mean_near_share``: the fraction (0-1) of the events within :data:`NEAR_MEAN_OCTAVES` of the
+    mean (``nan`` when too few).  ``mvalue``: Gregg's figure (:func:`mvalue`) on the raw counts,
+    for reference.
     """
     events: int
     modes: tuple[Mode, ...]
@@ -158,6 +196,8 @@ class Modes:
     mean_valley: int | None
     mvalue: float
     too_few: bool
+    mean_tail: str | None = None
+    mean_near_share: float = math.nan
 
     @property
     def count(self) -> int | None:
@@ -166,8 +206,13 @@ class Modes:
 
     @property
     def mean_in_neither(self) -> bool:
-        """The mean lies between modes, in a valley that holds few events."""
-        return not self.too_few and self.mean_mode is None
+        """Two modes or more, and the mean lies in none of their central ranges."""
+        return not self.too_few and len(self.modes) >= 2 and self.mean_mode is None
+
+    @property
+    def mean_in_tail(self) -> bool:
+        """One mode, and the mean lies outside its central range (``mean_tail`` says which side)."""
+        return not self.too_few and len(self.modes) == 1 and self.mean_mode is None
 
 
 @dataclass(frozen=True)
@@ -256,15 +301,41 @@ class _Smoother:
 
 # --------------------------------------------------------------------------- the test
 
-def _interpolated_median(n: np.ndarray, edges: np.ndarray, a: int, b: int) -> float:
-    """The median of the events in buckets ``[a, b)``, uniform inside each bucket."""
+def _interpolated_quantile(n: np.ndarray, edges: np.ndarray, a: int, b: int, q: float) -> float:
+    """The ``q`` quantile (0 < q < 1) of the events in buckets ``[a, b)``, uniform inside each
+    bucket."""
     seg = n[a:b].astype(np.float64)
-    half = seg.sum() / 2.0
+    part = seg.sum() * q
     cum = np.cumsum(seg)
-    i = int(np.searchsorted(cum, half, side="left"))
+    i = int(np.searchsorted(cum, part, side="left"))
     before = cum[i - 1] if i else 0.0
     lo, hi = float(edges[a + i]), float(edges[a + i + 1])
-    return lo + (hi - lo) * (half - before) / seg[i]
+    return lo + (hi - lo) * (part - before) / seg[i]
+
+
+def _interpolated_median(n: np.ndarray, edges: np.ndarray, a: int, b: int) -> float:
+    """The median of the events in buckets ``[a, b)``, uniform inside each bucket."""
+    return _interpolated_quantile(n, edges, a, b, 0.5)
+
+
+def _events_between(n: np.ndarray, edges: np.ndarray, x0: float, x1: float) -> float:
+    """How many of the events lie in ``[x0, x1)``, uniform inside each bucket."""
+    lo, hi = edges[:-1].astype(np.float64), edges[1:].astype(np.float64)
+    inside = np.clip(np.minimum(hi, x1) - np.maximum(lo, x0), 0.0, None) / (hi - lo)
+    return float((n * inside).sum())
+
+
+def _where_mean(mean: float, modes: list[Mode]) -> tuple[int | None, int | None, str | None]:
+    """``(mean_mode, mean_valley, mean_tail)`` of :class:`Modes` for ``mean`` against the modes'
+    central ranges (both ends in)."""
+    for i, m in enumerate(modes):
+        if m.core_lo_ns <= mean <= m.core_hi_ns:
+            return i, None, None
+    if mean < modes[0].core_lo_ns:
+        return None, None, "below"
+    if mean > modes[-1].core_hi_ns:
+        return None, None, "above"
+    return None, next(i for i in range(len(modes) - 1) if mean < modes[i + 1].core_lo_ns), None
 
 
 def _separation(s: np.ndarray, var: np.ndarray, p: int, q: int) -> tuple[int, float, float]:
@@ -315,7 +386,9 @@ def _analyse(n: np.ndarray, s: np.ndarray, var: np.ndarray, sm: _Smoother) -> Mo
     for (a, b), p in zip(segs, peaks):
         modes.append(Mode(share=float(n[a:b].sum() / total), events=int(n[a:b].sum()),
                           median_ns=float(_interpolated_median(n, edges, a, b)),
-                          lo_ns=int(edges[a]), hi_ns=int(edges[b]), peak_ns=float(2 ** sm.centre[p])))
+                          lo_ns=int(edges[a]), hi_ns=int(edges[b]), peak_ns=float(2 ** sm.centre[p]),
+                          core_lo_ns=_interpolated_quantile(n, edges, a, b, MEAN_CORE[0]),
+                          core_hi_ns=_interpolated_quantile(n, edges, a, b, MEAN_CORE[1])))
     valleys = []
     for (v, depth, z), p, q in zip(seps, peaks[:-1], peaks[1:]):
         low = VALLEY_RATIO * min(s[p], s[q])
@@ -326,13 +399,10 @@ def _analyse(n: np.ndarray, s: np.ndarray, var: np.ndarray, sm: _Smoother) -> Mo
             b += 1
         valleys.append(Valley(at_ns=int(edges[v]), lo_ns=int(edges[a]), hi_ns=int(edges[b + 1]),
                               share=float(n[a:b + 1].sum() / total), depth=depth, sigmas=z))
-    mean_mode = mean_valley = None
-    for i, vl in enumerate(valleys):
-        if vl.lo_ns <= mean < vl.hi_ns and vl.share < NEITHER_MAX_SHARE:
-            mean_valley = i
-    if mean_valley is None:
-        mean_mode = next((i for i, m in enumerate(modes) if mean < m.hi_ns), len(modes) - 1)
-    return Modes(total, tuple(modes), tuple(valleys), mean, mean_mode, mean_valley, mv, False)
+    mean_mode, mean_valley, mean_tail = _where_mean(mean, modes)
+    near = _events_between(n, edges, mean * 2 ** -NEAR_MEAN_OCTAVES, mean * 2 ** NEAR_MEAN_OCTAVES) / total
+    return Modes(total, tuple(modes), tuple(valleys), mean, mean_mode, mean_valley, mv, False,
+                 mean_tail=mean_tail, mean_near_share=near)
 
 
 def _smoother(edges_ns, counts: np.ndarray) -> _Smoother | None:
