@@ -136,6 +136,8 @@ def parser() -> argparse.ArgumentParser:
                    "many columns have two modes or more; with --csv, the per-column modes go to <csv stem>.modes.csv")
     p.add_argument("--window", action="append", metavar="A:B", help="with --summary: also summarise the columns "
                    "that start from A to B seconds (repeatable)")
+    p.add_argument("--percentiles", action="store_true", help="draw each column's p50, p99 and p99.9 over the map "
+                   "(--html; exact to the bucket), and with --csv write them per column to <csv stem>.percentiles.csv")
     p.set_defaults(fn=commands.cmd_heatmap)
     p = sub.add_parser("compare", help="two runs' latency distributions: do they differ beyond run-to-run noise? "
                        "(exit 0 same within noise, 1 differs, 2 refused)")

@@ -194,7 +194,13 @@ def cmd_heatmap(m, args) -> int:
                              "rows (ms): a latency map's rows are its buckets (--linear-us, or log-linear)")
         row = None if args.row is None else (int(args.row) if args.map == "offset" else int(args.row * 1_000_000))
         linear_ns = int(args.linear_us * 1000) if args.linear_us else None
-        if args.summary:
+        pcts = getattr(args, "percentiles", False)
+        if pcts and (args.summary or args.map != "latency"):
+            raise ValueError("--percentiles draws latency percentiles: leave out "
+                             + ("--summary" if args.summary else f"--map {args.map}"))
+        if pcts:
+            out = _heatmap_percentiles(args, linear_ns, row)
+        elif args.summary:
             from perflab.analysis.heatmap import command
 
             built, found = command.summarise(args.logs, html=args.html, csv=args.csv, col_s=args.col,
@@ -217,6 +223,21 @@ def cmd_heatmap(m, args) -> int:
     return 0
 
 
+def _heatmap_percentiles(args, linear_ns, row):
+    """`perflab heatmap --percentiles`: the map(s) with p50/p99/p99.9 lines on the page and, with --csv,
+    the per-column percentiles in <csv stem>.percentiles.csv, written with the other outputs (all or none)."""
+    from perflab.analysis.heatmap import command, model
+
+    b = command.build(args.logs, linear_ns=linear_ns, col_s=args.col, save=args.save, trace=args.trace,
+                      what=args.map, by=args.by, row=row, units=(args.units_time, args.units_latency))
+    extra = {}
+    if args.csv is not None:
+        extra[model.percentiles_csv_path(args.csv)] = lambda tmp: model.write_percentiles_csv(tmp, b.maps, b.by)
+    command.write_outputs(b.maps, b.files, args.html, args.csv, args.save, args.title, linear=b.linear, by=b.by,
+                          extra=extra, percentiles=model.PERCENTILES)
+    return b.out
+
+
 def _window(text: str) -> tuple[float, float]:
     """``--window A:B``: the seconds from A to B (0 <= A < B), or Refused in one line."""
     a, sep, b = text.partition(":")
@@ -235,8 +256,9 @@ def _heatmap_follow(args) -> int:
 
     from perflab.errors import Refused
 
-    given = [f"--{k.replace('_', '-')}" for k in ("merge", "by", "linear_us", "row", "summary", "window")
-             if getattr(args, k)]
+    given = [f"--{k.replace('_', '-')}" for k in ("merge", "by", "linear_us", "row", "summary", "window",
+                                                  "percentiles")
+             if getattr(args, k, None)]
     given += ["--map " + args.map] if args.map != "latency" else []
     if given:
         raise Refused(f"--follow draws one latency map with log-linear rows: {', '.join(given)} do not apply; "

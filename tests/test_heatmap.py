@@ -230,6 +230,8 @@ def test_from_hist_log_known_counts(tmp_path):
         col = ((start[d] + t) / 2) // 1000
         start[d] = t
         for i, v in bins.items():
+            if i == 1855:      # fio's top bin: every I/O at or above fio's limit, in no bucket (issue 43)
+                continue
             lo, hi = lo_hi(i)
             b = ref_loglinear_bucket(lo, 8, 128, 2 ** 34)
             assert edges[b] <= lo and hi <= edges[b + 1]      # the fio bin fits the bucket
@@ -238,9 +240,8 @@ def test_from_hist_log_known_counts(tmp_path):
     assert hm.kind == "hist" and hm.exact
     assert as_counter(hm) == exp
     cells = hm.cells()
-    assert cells["count"].sum() == 25
-    top = cells[cells["lat_hi_ns"] == 2 ** 34]
-    assert top[["second", "lat_lo_ns", "count"]].values.tolist() == [[0, 2 ** 34 - 2 ** 30, 1]]
+    assert cells["count"].sum() == 24 and hm.total == 25
+    assert cells[cells["lat_hi_ns"] == 2 ** 34].empty and hm.overflow.tolist()[0] == 1   # at or above fio's limit
     assert H.from_hist_log(p, ddir="write").total == 4
     # linear buckets: fio bins assigned by midpoint; here bin 1200 is wider than a bucket
     lin = H.from_hist_log(p, linear_ns=1000, linear_max_ns=10 ** 7)

@@ -51,7 +51,7 @@ __all__ = [
     "FioOutputError", "FioLogError", "HistLog", "DDIR_NAMES",
     "read_fio_json", "loads_fio_json", "job_table",
     "read_lat_log", "read_hist_log", "log_field_count", "lat_log_columns", "check_last_line", "find_bad_line",
-    "fio_bin_edges_ns", "FIO_IO_U_PLAT_BITS", "FIO_IO_U_PLAT_VAL", "FIO_IO_U_PLAT_NR",
+    "fio_bin_edges_ns", "fio_hist_limit_ns", "FIO_HIST_LIMIT_NS", "FIO_IO_U_PLAT_BITS", "FIO_IO_U_PLAT_VAL", "FIO_IO_U_PLAT_NR",
 ]
 
 # fio's histogram geometry (stat.h): 29 groups of 64 bins.
@@ -467,3 +467,18 @@ def fio_bin_edges_ns(coarseness: int = 0) -> np.ndarray:
     if not 0 <= coarseness <= FIO_IO_U_PLAT_BITS:
         raise ValueError(f"coarseness must be 0..{FIO_IO_U_PLAT_BITS}, not {coarseness}")
     return edges[:: 1 << coarseness].copy()
+
+
+def fio_hist_limit_ns(coarseness: int = 0) -> int:
+    """fio's histogram limit: the lower edge of its top bin (``2**34 - 2**27`` ns, about 17.05 s,
+    at ``coarseness=0``; of the top merged bin with ``log_hist_coarseness=C``).
+
+    fio (stat.c, ``plat_val_to_idx``) puts every latency past its last bin into that bin, so its
+    count is of I/Os at or above this value, not of I/Os inside ``[limit, 2**34)``: read it as "at
+    or above fio's histogram limit", never as a latency.
+    """
+    return int(fio_bin_edges_ns(coarseness)[-2])
+
+
+#: :func:`fio_hist_limit_ns` of a log written without coarseness: 17,045,651,456 ns.
+FIO_HIST_LIMIT_NS = (1 << 34) - (1 << 27)

@@ -15,6 +15,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Callable
 
 from perflab.lazy import lazy
@@ -266,11 +267,12 @@ def summary_text(b: Built, found: dict[str, MapModes]) -> str:
 
 def write_outputs(maps: dict[str, HeatMap], files: list[Path], html, csv, save, title, linear: bool,
            by: str | None, extra: dict[str | os.PathLike, Callable[[Path], None]] | None = None,
-           modes: dict[str, tuple[Modes, ...]] | None = None) -> None:
+           modes: dict[str, tuple[Modes, ...]] | None = None, percentiles: Sequence[float] | None = None) -> None:
     """Every output or none: each is written to a temporary file beside its destination (which is
     where an unwritable place shows), and only when all are written are they renamed into place.
     ``extra``: more outputs, each a destination and the function that writes it (to the path given);
-    ``modes``: each map's modes per column, for the page's row of markers (:func:`_page`)."""
+    ``modes``: each map's modes per column, for the page's row of markers (:func:`_page`);
+    ``percentiles``: the page's percentile lines over each map (``--percentiles``)."""
     outs = {k: Path(v) for k, v in (("save", save), ("csv", csv), ("html", html)) if v is not None}
     writers: dict[str, Callable[[Path], None]] = {}
     for i, (dst, fn) in enumerate((extra or {}).items()):
@@ -293,7 +295,7 @@ def write_outputs(maps: dict[str, HeatMap], files: list[Path], html, csv, save, 
                 pd.concat([m.cells().assign(**{by: k}) for k, m in maps.items()]).pipe(
                     lambda df: df[[by, *df.columns[:-1]]]).to_csv(tmps["csv"], index=False)
         if "html" in tmps:
-            tmps["html"].write_text(_page(maps, files, title, linear, by, modes))
+            tmps["html"].write_text(_page(maps, files, title, linear, by, modes, percentiles))
         for k, fn in writers.items():
             fn(tmps[k])
         for k, t in tmps.items():
@@ -306,10 +308,11 @@ def write_outputs(maps: dict[str, HeatMap], files: list[Path], html, csv, save, 
 
 
 def _page(maps: dict[str, HeatMap], files: list[Path], title, linear: bool, by: str | None,
-          modes: dict[str, tuple[Modes, ...]] | None = None) -> str:
+          modes: dict[str, tuple[Modes, ...]] | None = None, percentiles: Sequence[float] | None = None) -> str:
     """A standalone page (plotly.js inline once, so it opens offline): one figure per map, one
     under the other for a drill-down, on one colour scale; with ``modes`` (per map, its columns'
-    modes: ``--summary``), each figure marks the columns with two modes or more above the map."""
+    modes: ``--summary``), each figure marks the columns with two modes or more above the map; with
+    ``percentiles`` (``--percentiles``), each draws those percentiles' lines over the map."""
     from html import escape
 
     import plotly.io as pio
@@ -326,7 +329,8 @@ def _page(maps: dict[str, HeatMap], files: list[Path], title, linear: bool, by: 
         if by is not None:
             t = f"{t}<br>{by} = {k}: {m.total:,} I/Os"
         fig = figure(m, title=t if what == "latency" else f"{t} ({what} map)", linear=linear,
-                     max_count=top if by is not None else None, modes=None if modes is None else modes[k])
+                     max_count=top if by is not None else None, modes=None if modes is None else modes[k],
+                     percentiles=percentiles)
         parts.append(pio.to_html(fig, include_plotlyjs=not parts, full_html=False,
                                  config={"displaylogo": False, "responsive": True}))
     body = "\n".join(parts)

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 import numpy as np
 
 from perflab.fio import clients
-from perflab.fio.logs import (EPOCH_MIN_MS, HIST_MIN_FIELDS, FioLogError, HistLog, averaged_log, log_field_count,
-                              read_hist_log)
+from perflab.fio.logs import (EPOCH_MIN_MS, HIST_MIN_FIELDS, FioLogError, HistLog, averaged_log, fio_hist_limit_ns,
+                              log_field_count, read_hist_log)
 from perflab.analysis.heatmap.accumulate import MAX_MAP_BYTES, Accumulator
 from perflab.analysis.heatmap.buckets import Buckets, make_buckets
 from perflab.analysis.heatmap.model import Y_KINDS, HeatMap, aligned, column_ms, pad_rows
@@ -343,10 +343,15 @@ def hist_line_times(h: HistLog, period_ms: float | None = None) -> np.ndarray:
 
 
 def _fold_map(buckets: Buckets, fio_edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Bucket of each fio bin (by its midpoint) and whether the bin lies wholly inside it."""
+    """Bucket of each fio bin (by its midpoint) and whether the bin lies wholly inside it.
+
+    fio's top bin goes to the overflow (``buckets.n``) whatever the buckets: fio puts every latency
+    past its last edge into it (:func:`~perflab.fio.logs.fio_hist_limit_ns`), so it has no latency
+    to draw a bucket at; it counts I/Os at or above fio's limit."""
     lo, hi = fio_edges[:-1], fio_edges[1:]
     by_mid = buckets.index(lo + (hi - lo) // 2)
     exact = (buckets.index(lo) == by_mid) & (buckets.index(hi - 1) == by_mid)
+    by_mid[-1], exact[-1] = buckets.n, True
     return by_mid, exact
 
 
@@ -360,7 +365,9 @@ def from_hist_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None
     lies inside one bucket, so the fold is exact.  Otherwise (linear buckets, or a
     floor/ceiling that cuts fio bins) each fio bin goes whole to the bucket that holds
     its midpoint; :attr:`HeatMap.exact` is then False if any non-empty bin straddled a
-    bucket edge, and a note says so.  Each line's time stamp is the END of its interval
+    bucket edge, and a note says so.  fio's top bin (fio puts every latency past its last edge
+    there) is counted in the overflow, never in a bucket: the map's :attr:`HeatMap.cap_ns` says
+    where fio's limit lies (~17.05 s) when it is below the top edge.  Each line's time stamp is the END of its interval
     (fio's log_hist_msec, ``period_ms``; by default read off the stamps); each line is
     counted whole in one column: for lines about a period apart, the one where fio's own
     parser puts most of it, so that the first line of a log that starts late is not set
@@ -377,10 +384,14 @@ def from_hist_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None
     files = log_paths(paths)
     exact_all = True
     undone = []
+    cap = None       # fio's limit, where it lies below the top edge (the overflow then starts there)
     for path in files:
         h = read_hist_log(path)
         if len(h.time_ms) == 0:
             continue
+        lim = fio_hist_limit_ns(h.coarseness)
+        if lim < int(buckets.edges_ns[-1]):
+            cap = lim if cap is None else min(cap, lim)
         if clients.host_log(path):   # written by fio's driver (fio --client): perhaps cumulative
             h, was = clients.per_interval_hist(h)
             undone += [Path(path).name] if was else []
@@ -403,7 +414,7 @@ def from_hist_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None
                      f"since the job's start of every other line; read as the difference from the line two "
                      f"before (perflab.fio.clients.per_interval_hist)")
     return HeatMap(edges, counts, acc.col_ms / 1000, acc.origin(), over, tuple(map(str, files)),
-                   "hist", buckets.scale, exact_all, notes + acc.notes())
+                   "hist", buckets.scale, exact_all, notes + acc.notes(), cap_ns=cap)
 
 
 def detect_log_kind(path: str | os.PathLike) -> str | None:

@@ -21,10 +21,13 @@ pd = lazy("pandas")   # for the frames a caller asks for (cells, distribution), 
 
 from perflab.fio.logs import FioLogError
 
-__all__ = ["HeatMap", "merge", "aligned", "pad_rows", "column_ms", "column_seconds", "Y_KINDS"]
+__all__ = ["HeatMap", "merge", "aligned", "pad_rows", "column_ms", "column_seconds", "Y_KINDS",
+           "PERCENTILES", "percentiles_csv_path", "write_percentiles_csv"]
 
 #: What a map's rows can count: latency (ns), disk offset (bytes), time within the second (ns).
 Y_KINDS = ("latency", "offset", "subsecond")
+#: The percentiles (percent) drawn over a map and written beside its CSV (``perflab heatmap --percentiles``).
+PERCENTILES = (50, 99, 99.9)
 #: The names of a cell's row edges in :meth:`HeatMap.cells`, per kind of map.
 Y_COLUMNS = {"latency": ("lat_lo_ns", "lat_hi_ns"), "offset": ("offset_lo", "offset_hi"),
              "subsecond": ("subsec_lo_ns", "subsec_hi_ns")}
@@ -50,6 +53,9 @@ class HeatMap:
     notes: list[str] = field(default_factory=list)
     y: str = "latency"            # what the rows are: "latency" (ns), "offset" (bytes on the disk),
     #                               "subsecond" (ns after the start of the second the I/O ended in)
+    cap_ns: int | None = None     # a fio histogram log's limit (its top bin's lower edge, ~17 s) when it is
+    #                               below ``edges_ns[-1]``: the overflow then counts the I/Os at or above
+    #                               it (fio's top bin holds every slower I/O too, so it has no latency)
 
     def __post_init__(self):
         self.edges_ns = np.asarray(self.edges_ns, dtype=np.int64)
@@ -63,6 +69,8 @@ class HeatMap:
         self.sources = tuple(str(s) for s in self.sources)
         if self.y not in Y_KINDS:
             raise ValueError(f"y must be one of {', '.join(Y_KINDS)}, not {self.y!r}")
+        if self.cap_ns is not None:
+            self.cap_ns = int(self.cap_ns)
 
     # sizes and totals
     @property
@@ -160,6 +168,46 @@ class HeatMap:
         b = int(np.searchsorted(np.cumsum(dist), rank, side="left"))
         return math.inf if b >= self.n_buckets else float(self.edges_ns[b + 1])
 
+    def column_percentiles(self, qs: Iterable[float] = (50, 99, 99.9)) -> np.ndarray:
+        """The ``qs``-th percentiles (percent) of each column, ``[n_columns, len(qs)]`` in ns.
+
+        Exact to the bucket and the same rule as :meth:`percentile`: the UPPER edge of the bucket
+        that holds the ``ceil(q/100 * N)``-th smallest latency of the column (``N`` its events,
+        overflow included), so the true percentile ``p`` satisfies ``lo <= p < value``.  An upper
+        edge, not a value interpolated inside the bucket: interpolation would assume the latencies
+        spread evenly over the bucket, which nothing records; the edge is a bound that holds.
+        ``nan`` for a column without events, ``inf`` where the percentile lies in the overflow.
+        Counts are added bucket by bucket when maps merge, so the percentiles of a merged map are
+        those of the union of its parts' buckets.
+        """
+        qs = [float(q) for q in qs]
+        for q in qs:
+            if not 0 <= q <= 100:
+                raise ValueError(f"q is a percentage in [0, 100], not {q}")
+        out = np.full((self.n_columns, len(qs)), np.nan)
+        if not self.n_columns or not qs:
+            return out
+        cum = np.cumsum(self.counts, axis=1)                 # events below each bucket's upper edge
+        n = cum[:, -1] + self.overflow if self.n_buckets else self.overflow.copy()
+        top = np.append(self.edges_ns[1:].astype(np.float64), math.inf)
+        for j, q in enumerate(qs):
+            rank = np.maximum(1, np.ceil(np.round(q * n / 100.0, 9))).astype(np.int64)
+            # first bucket whose cumulative count reaches the rank (n_buckets: in the overflow)
+            b = (cum < rank[:, None]).sum(axis=1)
+            out[:, j] = np.where(n > 0, top[b], np.nan)
+        return out
+
+    def gap_columns(self) -> int:
+        """Columns without a single event between the map's first and last non-empty column."""
+        nz = np.flatnonzero(self.column_totals() > 0)
+        return int(nz[-1] - nz[0] + 1 - len(nz)) if len(nz) else 0
+
+    def overflow_from_ns(self) -> int:
+        """The latency the overflow's events are at or above: the top edge, or fio's histogram
+        limit (:attr:`cap_ns`) when a histogram log's top bin lies below it."""
+        top = int(self.edges_ns[-1])
+        return min(top, self.cap_ns) if self.cap_ns is not None else top
+
     def fraction_between(self, lo_ns: float, hi_ns: float, t_from: float | None = None,
                          t_to: float | None = None) -> float:
         """Share (0-1) of the I/Os with latency in ``[lo_ns, hi_ns)``, estimated from the buckets.
@@ -240,7 +288,8 @@ class HeatMap:
         return HeatMap(a.edges_ns.copy(), counts, a.col_s, min(a.t0_ms, b.t0_ms), over,
                        a.sources + b.sources, a.kind if a.kind == b.kind else "mixed",
                        a.scale if a.scale == b.scale else "mixed", a.exact and b.exact,
-                       a.notes + [n for n in b.notes if n not in a.notes], a.y)
+                       a.notes + [n for n in b.notes if n not in a.notes], a.y,
+                       min((c for c in (a.cap_ns, b.cap_ns) if c is not None), default=None))
 
     def span(self, t0_ms: int, n_columns: int) -> "HeatMap":
         """The map on columns ``n_columns`` from ``t0_ms`` (an earlier origin, a longer span: empty
@@ -270,7 +319,7 @@ class HeatMap:
 
         meta = {"format": "perflab-heatmap/1", "col_ms": self.col_ms, "t0_ms": int(self.t0_ms),
                 "sources": list(self.sources), "kind": self.kind, "scale": self.scale, "exact": self.exact,
-                "notes": list(self.notes), "y": self.y}
+                "notes": list(self.notes), "y": self.y, "cap_ns": self.cap_ns}
         tmp = Path(str(path) + ".tmp.npz")
         np.savez_compressed(tmp, edges_ns=self.edges_ns, counts=self.counts, overflow=self.overflow,
                             meta=np.array(json.dumps(meta)))
@@ -289,7 +338,7 @@ class HeatMap:
                     raise ValueError("format")
                 return cls(z["edges_ns"], z["counts"], meta["col_ms"] / 1000, meta["t0_ms"], z["overflow"],
                            tuple(meta["sources"]), meta["kind"], meta["scale"], meta["exact"], meta["notes"],
-                           meta.get("y", "latency"))
+                           meta.get("y", "latency"), meta.get("cap_ns"))
         except (KeyError, ValueError, OSError, zipfile.BadZipFile) as e:
             if isinstance(e, OSError) and not Path(path).exists():
                 raise
@@ -358,3 +407,37 @@ def column_seconds(cols: np.ndarray, col_ms: int) -> np.ndarray:
     if col_ms % 1000 == 0:
         return np.asarray(cols, np.int64) * (col_ms // 1000)
     return np.asarray(cols, np.int64) * col_ms / 1000.0
+
+
+def percentiles_csv_path(csv: str | os.PathLike) -> Path:
+    """Where ``--percentiles`` writes the per-column percentiles beside the CSV ``csv``:
+    ``<its stem>.percentiles.csv``."""
+    p = Path(csv)
+    return p.with_name(f"{p.stem}.percentiles.csv")
+
+
+def _pct_column(q: float) -> str:
+    return f"p{q:g}_ns".replace(".", "_")          # p50_ns, p99_ns, p99_9_ns
+
+
+def write_percentiles_csv(path: str | os.PathLike, maps: dict[str, HeatMap], by: str | None = None,
+                          qs: Iterable[float] = PERCENTILES) -> None:
+    """One row per column of each map: ``second`` (the column's start, as in the cells' CSV),
+    ``events`` (all of the column's, the overflow's too: the percentiles' denominator),
+    ``overflow`` (those at or above the top edge, or fio's histogram limit), and ``p50_ns, p99_ns,
+    p99_9_ns`` (:meth:`HeatMap.column_percentiles`: the upper edge of the bucket holding the
+    percentile; empty for a column without events, ``inf`` when it lies in the overflow); with
+    ``by``, its value first."""
+    import csv as csv_mod
+
+    qs = tuple(qs)
+    head = [*([by] if by is not None else []), "second", "events", "overflow", *map(_pct_column, qs)]
+    with open(path, "w", newline="") as f:
+        w = csv_mod.writer(f)
+        w.writerow(head)
+        for k, hm in maps.items():
+            pct = hm.column_percentiles(qs)
+            tot = hm.column_totals()
+            for c, second in enumerate(hm.seconds().tolist()):
+                vals = ["" if math.isnan(v) else ("inf" if math.isinf(v) else int(v)) for v in pct[c].tolist()]
+                w.writerow([*([k] if by is not None else []), second, int(tot[c]), int(hm.overflow[c]), *vals])

@@ -1,5 +1,6 @@
-"""The heat map as a plotly figure: the map, its colour scale and ticks, the side panel, and (asked
-for) the row of markers above the map where a column has two modes or more.
+"""The heat map as a plotly figure: the map, its colour scale and ticks, the side panel, the overflow
+row, and (asked for) what perflab.analysis.heatmap.overlays draws over it: the row of markers above
+the map where a column has two modes or more, the percentile lines.
 
 chapters/heatmaps.md shows how to read it.
 """
@@ -13,11 +14,15 @@ import numpy as np
 
 from perflab.analysis.heatmap.buckets import UNITS, bucket_labels, format_ns, format_number, unit_for
 from perflab.analysis.heatmap.model import HeatMap, column_seconds
+from perflab.analysis.heatmap.overlays import (MODES_GAP_PX, MODES_ROW_LABEL, MODES_ROW_PX, PERCENTILE_COLOUR,
+                                               PERCENTILE_DASHES, add_modes_row, add_percentile_lines,
+                                               drawn_columns, percentile_name)
 
 if TYPE_CHECKING:
     from perflab.analysis.heatmap.modes import Modes
 
-__all__ = ["figure", "COLORSCALE", "side_ticks", "MODES_ROW_LABEL"]
+__all__ = ["figure", "COLORSCALE", "side_ticks", "MODES_ROW_LABEL", "PERCENTILE_DASHES", "PERCENTILE_COLOUR",
+           "overflow_label", "percentile_name"]
 
 # Light to dark (ColorBrewer's OrRd from its fourth step on): a single I/O (count 1) is a pale
 # orange that still stands out on white, and the busiest cells are the darkest, most visible red.
@@ -56,7 +61,7 @@ def _count_ticks(zmax: float) -> tuple[list[float], list[str]]:
 def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto",
            companion: bool = True, t_range: tuple[float, float] | None = None,
            y_max_ns: int | None = None, max_count: int | None = None,
-           modes: Sequence[Modes] | None = None):
+           modes: Sequence[Modes] | None = None, percentiles: Sequence[float] | None = None):
     """The heat map as a plotly Figure.
 
     x is time (s), y the latency buckets, colour the count on a log10 scale (colour-bar
@@ -79,7 +84,14 @@ def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto
     ``modes``: the modes of each of the map's columns
     (:func:`~perflab.analysis.heatmap.modes.column_modes`, one per column); a thin row above the map
     then marks each column with two modes or more, and faintly each that holds some I/Os but too
-    few to say (:func:`_add_modes_row`).  Default None: no row, the figure as without it.
+    few to say (:func:`add_modes_row`).  Default None: no row, the figure as without it.
+    ``percentiles``: percentages (e.g. ``(50, 99, 99.9)``) whose lines over time are drawn over the map
+    (:meth:`HeatMap.column_percentiles` of the drawn columns, each line a dash style of its own and a
+    legend entry; on the log-linear layout at the row of the bucket that holds the percentile).
+    When some I/Os are at or above the top bucket's edge (the overflow), one more row above the top
+    drawn one counts them per column, labelled :func:`overflow_label` ("≥ 17.2 s", or for fio's
+    histogram logs "at or above fio's histogram limit (17 s)"); a map with columns without events
+    between its first and last one says how many seconds that is, under the title.
     """
     from plotly.subplots import make_subplots
 
@@ -103,10 +115,17 @@ def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto
         modes = column_modes(capped)
     hm = capped
     r0, r1, notes = _drawn_rows(hm, y_max_ns)
+    over = _overflow_row(hm, r1, y_max_ns)
+    if r1 == r0 and over is not None and hm.n_buckets:   # every I/O in the overflow: its row over the top bucket
+        r0, r1 = hm.n_buckets - 1, hm.n_buckets
+    gaps = hm.gap_columns()
+    if gaps:
+        notes.append(f"{_format_seconds(gaps * hm.col_s)} without events (empty columns, not drawn)")
+    bottom = 110 + (28 if percentiles else 0)     # the percentile lines' legend, under the colour bar
     fig.update_layout(title=dict(text=(title or "") + "".join(f"<br><sub>{n}</sub>" for n in notes)),
                       plot_bgcolor="white", paper_bgcolor="white",
                       # each note is a line under the title: the plot starts below the last one
-                      margin=dict(l=90, r=20, t=60 + 20 * len(notes), b=110))
+                      margin=dict(l=90, r=20, t=60 + 20 * len(notes), b=bottom))
     if r1 == r0:   # not one non-empty row
         fig.add_annotation(text="no I/Os in range", showarrow=False, xref="paper", yref="paper",
                            x=0.5, y=0.5)
@@ -114,20 +133,26 @@ def figure(hm: HeatMap, title: str = "", linear: bool = False, unit: str = "auto
     edges = hm.edges_ns[r0:r1 + 1]
     labels = row_labels(hm.y, edges, unit)
     u = (unit if unit != "auto" else unit_for(int(edges[-1]))) if linear else "ns"
-    heat, y, ytitle = _heat_trace(hm, r0, r1, labels, linear, u, max_count)
+    heat, y, ytitle = _heat_trace(hm, r0, r1, labels, linear, u, max_count, over)
+    if over is not None and not linear:
+        labels = labels + [over[1]]
     fig.add_trace(heat, row=1, col=1)
     fig.update_xaxes(title_text="time (s)", showgrid=False, row=1, col=1)
     strip = MODES_ROW_PX + MODES_GAP_PX if modes is not None else 0   # the markers' row, above the map
-    height = int(min(1000, max(380, 16 * (r1 - r0) + 140))) + strip
-    row_px = (height - 60 - 20 * len(notes) - 110 - strip) / max(1, r1 - r0)   # a row's height on the page
-    _latency_axis(fig, labels, y, ytitle, linear, u, row_px)
+    nrows = r1 - r0 + (over is not None)
+    height = int(min(1000, max(380, 16 * nrows + 140))) + strip + (bottom - 110)
+    row_px = (height - 60 - 20 * len(notes) - bottom - strip) / max(1, nrows)   # a row's height on the page
+    _latency_axis(fig, labels, y, ytitle, linear, u, row_px, over_row=over is not None)
     if companion:
-        _add_companion(fig, hm, r0, r1, labels, linear, u, t_range)
+        _add_companion(fig, hm, r0, r1, labels[:r1 - r0], linear, u, t_range)
     if modes is not None:
-        _add_modes_row(fig, hm, modes, plot_px=height - (60 + 20 * len(notes)) - 110, companion=companion)
+        add_modes_row(fig, hm, modes, plot_px=height - (60 + 20 * len(notes)) - bottom, companion=companion)
     # the colour bar sits a fixed distance under the time axis's title, whatever the map's height
-    plot_px = height - (60 + 20 * len(notes)) - 110
+    plot_px = height - (60 + 20 * len(notes)) - bottom
     fig.update_traces(selector=dict(type="heatmap"), colorbar_y=-min(0.3, 52 / max(plot_px, 1)))
+    if percentiles:   # their legend under the colour bar (its ticks and title end ~50 px below it)
+        add_percentile_lines(fig, hm, percentiles, r0, r1, labels, y, linear, u, over)
+        fig.update_layout(legend_y=-min(0.3, 52 / max(plot_px, 1)) - 62 / max(plot_px, 1))
     fig.update_layout(height=height, bargap=0.05)
     return fig
 
@@ -146,10 +171,45 @@ def _drawn_rows(hm: HeatMap, y_max_ns: int | None) -> tuple[int, int, list[str]]
         if r0 < cut < r1:
             above += int(hm.counts[:, cut:r1].sum())
             above_ns, r1 = int(hm.edges_ns[cut]), cut
-    if above:
+    if hm.overflow.any():   # drawn, in a row of their own above the map (_overflow_row)
+        notes.append(f"{above:,} I/Os ({100 * above / max(hm.total, 1):.2g}%) {_above_words(hm, above_ns)}: "
+                     f"the top row counts them, at no latency")
+    elif above:
         notes.append(f"{above:,} I/Os ({100 * above / max(hm.total, 1):.2g}%) at or above "
                      f"{_format_row(hm.y, above_ns)} are above the drawn rows")
     return r0, r1, notes
+
+
+def overflow_label(hm: HeatMap) -> str:
+    """The overflow row's label: "≥ 17.2 s" (the top bucket's edge), or for a map of fio histogram
+    logs whose top bin lies below that edge "at or above fio's histogram limit (17 s)"."""
+    top = int(hm.edges_ns[-1])
+    if hm.cap_ns is not None and hm.cap_ns < top:
+        return f"at or above fio's histogram limit ({format_ns(hm.cap_ns)})"
+    return f"≥ {_format_row(hm.y, top)}"
+
+
+def _above_words(hm: HeatMap, above_ns: int) -> str:
+    if above_ns == int(hm.edges_ns[-1]) and hm.cap_ns is not None and hm.cap_ns < above_ns:
+        return f"at or above fio's histogram limit ({format_ns(hm.cap_ns)})"
+    return f"at or above {_format_row(hm.y, above_ns)}"
+
+
+def _overflow_row(hm: HeatMap, r1: int, y_max_ns: int | None) -> tuple[np.ndarray, str] | None:
+    """The row above the drawn ones when the map has overflow: its counts per column (the overflow, and
+    the rows ``y_max_ns`` leaves out) and its label; None without overflow."""
+    if not hm.overflow.any():
+        return None
+    counts = hm.overflow.copy()
+    if r1 < hm.n_buckets and y_max_ns is not None:
+        counts += hm.counts[:, r1:].sum(axis=1)
+        if hm.counts[:, r1:].any():
+            return counts, f"≥ {_format_row(hm.y, int(hm.edges_ns[r1]))}"
+    return counts, overflow_label(hm)
+
+
+def _format_seconds(s: float) -> str:
+    return f"{s:g} second" + ("" if s == 1 else "s")
 
 
 #: A page draws at most this many columns: a longer map is re-binned (wider columns), and says so.
@@ -201,20 +261,26 @@ Y_TITLES = {"latency": "latency bucket", "offset": "offset on the disk",
 
 
 def _heat_trace(hm: HeatMap, r0: int, r1: int, labels: list[str], linear: bool, u: str,
-                max_count: int | None):
-    """The map's trace (rows ``r0`` to ``r1``, the non-empty columns), its y values and y-axis title."""
+                max_count: int | None, over: tuple[np.ndarray, str] | None = None):
+    """The map's trace (rows ``r0`` to ``r1``, the non-empty columns; with ``over``, one more row on
+    top: its counts per column and label), its y values and y-axis title."""
     import plotly.graph_objects as go
 
-    colsnz = np.flatnonzero(hm.counts.any(axis=1))
-    c0, c1 = int(colsnz[0]), int(colsnz[-1]) + 1
+    c0, c1 = drawn_columns(hm)
     block = hm.counts[c0:c1, r0:r1].T            # [rows, columns]
     col_tot = hm.column_totals()[c0:c1]
     below = np.cumsum(hm.counts[c0:c1, :r1], axis=1)[:, r0:].T  # events below each bucket's hi
+    if over is not None:   # the top row: below its "top" lies every event of the column
+        block = np.vstack([block, over[0][c0:c1][None, :]])
+        below = np.vstack([below, col_tot[None, :]])
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(block > 0, np.log10(np.maximum(block, 1)), np.nan).astype(np.float32)
         pct = (100.0 * below / np.maximum(col_tot, 1)).astype(np.float32)
     starts = column_seconds(np.arange(c0, c1), hm.col_ms).astype(np.float64)
     edges = hm.edges_ns[r0:r1 + 1]
+    if over is not None:   # on a numeric axis the top row is one bucket high (its hover says "to inf")
+        edges = np.append(edges, edges[-1] + (edges[-1] - edges[-2]))
+        labels = labels + [over[1]]
     cd = np.empty(block.shape + (5 if linear else 3,),
                   np.float64 if block.max() >= 2 ** 24 else np.float32)
     cd[..., 0] = block
@@ -223,6 +289,8 @@ def _heat_trace(hm: HeatMap, r0: int, r1: int, labels: list[str], linear: bool, 
     if linear:   # numeric axis: bricks between edges; show the bucket's range from customdata
         cd[..., 3] = (edges[:-1] / UNITS[u])[:, None]
         cd[..., 4] = (edges[1:] / UNITS[u])[:, None]
+        if over is not None:
+            cd[-1, :, 4] = np.inf
         y, ytitle = edges / UNITS[u], f"latency ({u})"
         lat = f"%{{customdata[3]:.4~g}}-%{{customdata[4]:.4~g}} {u}"
     else:
@@ -244,15 +312,27 @@ def _heat_trace(hm: HeatMap, r0: int, r1: int, labels: list[str], linear: bool, 
     return heat, y, ytitle
 
 
-def _latency_axis(fig, labels: list[str], y, ytitle: str, linear: bool, u: str, row_px: float) -> None:
-    """The map's y axis: labelled rows (log-linear layout) or a numeric latency axis (linear)."""
+def _latency_axis(fig, labels: list[str], y, ytitle: str, linear: bool, u: str, row_px: float,
+                   over_row: bool = False) -> None:
+    """The map's y axis: labelled rows (log-linear layout) or a numeric latency axis (linear). With
+    ``over_row`` the last label is the overflow row's, always shown (on two lines, clear of the rows'
+    labels under it)."""
     if not linear:
         # Rows labelled at a steady step that leaves each label room (plotly thins a crowded category
         # axis by itself, at an uneven step): every row while rows are 14 px or more, else every k-th.
         step = max(1, math.ceil(14 / max(row_px, 1e-9)))
         shown = labels[::step]
+        text = list(shown)
+        if over_row:
+            words = labels[-1].split(" ")
+            two = " ".join(words[:len(words) // 2]) + "<br>" + " ".join(words[len(words) // 2:]) \
+                if len(words) > 3 else labels[-1]
+            room = math.ceil((28 if two != labels[-1] else 14) / max(row_px, 1e-9))   # rows its text spans
+            keep = [i for i in range(0, len(labels) - 1, step) if i <= len(labels) - 1 - room]
+            shown = [labels[i] for i in keep] + [labels[-1]]
+            text = shown[:-1] + [two]
         fig.update_yaxes(type="category", categoryorder="array", categoryarray=labels,
-                         tickmode="array", tickvals=shown, ticktext=shown, tickfont=dict(size=10),
+                         tickmode="array", tickvals=shown, ticktext=text, tickfont=dict(size=10),
                          title_text=ytitle + (f" (one row in {step} labelled)" if step > 1 else ""),
                          showgrid=False, row=1, col=1)
     else:
@@ -305,83 +385,3 @@ def _add_companion(fig, hm: HeatMap, r0: int, r1: int, labels: list[str], linear
     if t_range is not None:
         fig.add_vrect(x0=t_range[0], x1=t_range[1], fillcolor="#888", opacity=0.12,
                       line_width=0, row=1, col=1)
-
-
-# --------------------------------------------------------------------------- the modes' row
-
-#: The row of markers above the map (``figure(modes=...)``): its height and the gap between it and
-#: the map (px, at the figure's own height; a page that shrinks the plot shrinks them with it).
-MODES_ROW_PX = 16
-MODES_GAP_PX = 6
-#: A column with two modes or more: a downward triangle this wide (px), pointing at its column; at
-#: any width of the page a marker keeps this size (a bar one column wide would be a fraction of a
-#: pixel on a phone for a long map), far above the 2 px under which the book's layout check calls a
-#: mark too thin (tests/support/layout.js, minMarkPx).
-MODES_MARKER_PX = 9
-#: Its colour: a blue, apart from the map's oranges and reds and the side panel's purple, at a WCAG
-#: contrast of 4.2 on the light plot (white) and 3.7 on the dark theme's (#262626): over the 3 that
-#: perflab-theme.js asks of a mark in both, so dark mode draws it as it is.
-MODES_COLOUR = "#3182bd"
-#: A column with some I/Os but fewer than the mode pass needs to say (modes.MIN_EVENTS): a small
-#: open grey circle, distinct from the triangles and fainter, yet plain on both plots (#888: 3.5 on
-#: white, 4.3 on #262626; the layout check's faint-mark rule asks 2).
-MODES_FEW_PX = 6
-MODES_FEW_COLOUR = "#888888"
-#: The row's label, at its left where the latency rows have theirs (the markers' hover says it whole:
-#: "two modes or more in this second").
-MODES_ROW_LABEL = "2+ modes"
-
-
-def _column_word(col_s: float) -> str:
-    return "second" if col_s == 1 else f"{col_s:g} s column"
-
-
-def _modes_hover(m: Modes, t0: float, col_s: float) -> str:
-    """A marker's hover: the column, its modes (share and median) and where its mean lies."""
-    head = f"{t0:g}-{t0 + col_s:g} s: {m.events:,} I/Os"
-    if m.too_few:
-        from perflab.analysis.heatmap.modes import MIN_EVENTS
-
-        return f"{head}<br>too few to say how many modes (fewer than {MIN_EVENTS:,})"
-    lines = [f"{head}<br>{len(m.modes)} modes in this {_column_word(col_s)}:"]
-    lines += [f"{100 * md.share:.0f}% around {format_ns(round(md.median_ns))} (median)" for md in m.modes]
-    mean = format_ns(round(m.mean_ns))
-    lines.append(f"the mean, {mean}, " + ("in neither mode" if m.mean_mode is None else f"in mode {m.mean_mode + 1}"))
-    return "<br>".join(lines)
-
-
-def _add_modes_row(fig, hm: HeatMap, modes: Sequence[Modes], plot_px: int, companion: bool) -> None:
-    """The thin row above the map: a triangle at each drawn column with two modes or more (trace
-    "two modes or more in this second"), a small open circle at each with I/Os but too few to say
-    (trace "too few I/Os to say"), nothing elsewhere (one mode, or no I/O).  The row is a y axis of
-    its own over the map's x axis, labelled :data:`MODES_ROW_LABEL` at its left; the map's y axis
-    (and the side panel's, which shares it) ends :data:`MODES_GAP_PX` under it."""
-    import plotly.graph_objects as go
-
-    row = MODES_ROW_PX / max(plot_px, 1)
-    top = 1 - (MODES_ROW_PX + MODES_GAP_PX) / max(plot_px, 1)
-    fig.update_yaxes(domain=[0, top], row=1, col=1)
-    if companion:
-        fig.update_yaxes(domain=[0, top], row=1, col=2)
-    axis = "yaxis3" if companion else "yaxis2"
-    fig.update_layout({axis: dict(domain=[1 - row, 1], anchor="x", range=[0, 1], fixedrange=True,
-                                  showgrid=False, zeroline=False, showline=False, ticks="",
-                                  tickmode="array", tickvals=[0.5], ticktext=[MODES_ROW_LABEL],
-                                  tickfont=dict(size=10), ticklabelstandoff=4)})
-    colsnz = np.flatnonzero(hm.counts.any(axis=1))
-    drawn = range(int(colsnz[0]), int(colsnz[-1]) + 1) if len(colsnz) else range(0)
-    starts = column_seconds(np.arange(hm.n_columns), hm.col_ms).astype(np.float64)
-    many = [c for c in drawn if not modes[c].too_few and len(modes[c].modes) >= 2]
-    few = [c for c in drawn if modes[c].too_few and modes[c].events > 0]
-    word = _column_word(hm.col_s)
-    for cols, name, marker in (
-            (many, f"two modes or more in this {word}",
-             dict(symbol="triangle-down", size=MODES_MARKER_PX, color=MODES_COLOUR, line=dict(width=0))),
-            (few, "too few I/Os to say",
-             dict(symbol="circle-open", size=MODES_FEW_PX, color=MODES_FEW_COLOUR,
-                  line=dict(width=1.5, color=MODES_FEW_COLOUR)))):
-        fig.add_trace(go.Scatter(
-            x=(starts[cols] + hm.col_s / 2).tolist(), y=[0.5] * len(cols), mode="markers", marker=marker,
-            name=name, showlegend=False, xaxis="x", yaxis="y" + axis.removeprefix("yaxis"),
-            hovertext=[_modes_hover(modes[c], float(starts[c]), hm.col_s) for c in cols],
-            hovertemplate="%{hovertext}<extra></extra>"))
