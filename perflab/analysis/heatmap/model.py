@@ -307,7 +307,9 @@ class HeatMap:
         """This map with ``other`` drawn right after it, ``gap_columns`` empty columns between: for two
         runs far apart in time shown on one axis (``other``'s clock is moved; the time between is not
         drawn, and a page that does this must say so). ``other`` starts at ``(n_columns +
-        gap_columns) * col_s`` seconds on this map's clock."""
+        gap_columns) * col_s`` seconds on this map's clock. The gap columns are columns without
+        events like any other (a figure counts them as such under its title): where a line marks the
+        join, ``gap_columns=0``."""
         if other.col_ms != self.col_ms:
             raise ValueError(f"cannot join maps with columns of {self.col_s} s and {other.col_s} s")
         return self + replace(other, t0_ms=self.t0_ms + (self.n_columns + gap_columns) * self.col_ms)
