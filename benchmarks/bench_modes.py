@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from perflab.analysis import heatmap as H  # noqa: E402
 from perflab.analysis.heatmap import modes  # noqa: E402
+from bench_pipeline import best_of  # noqa: E402  (this folder: sys.path[0] when run as a script)
 
 PY = sys.executable
 LOGS = sorted((ROOT / "data" / "reference" / "heatmaps" / "fio").glob("*_clat_hist.*.log.gz"))
@@ -50,15 +51,6 @@ def wall(cmd: list[str]) -> float:
     t = time.perf_counter()
     subprocess.run(cmd, check=True, capture_output=True, env=ENV, cwd=ROOT)
     return time.perf_counter() - t
-
-
-def best_of(fn, n: int) -> tuple[float, object]:
-    best, out = float("inf"), None
-    for _ in range(n):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def main(argv=None) -> int:
