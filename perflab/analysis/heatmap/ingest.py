@@ -410,9 +410,9 @@ def from_hist_log(paths, col_s: float = 1.0, sub: int = 8, linear_ns: int | None
     notes = [] if exact_all else ["some fio histogram bins straddle bucket edges and were "
                                   "assigned to a bucket by their midpoint"]
     if undone:
-        notes.append(f"{', '.join(undone)}: written by fio's driver (fio --client), each line held the counts "
-                     f"since the job's start of every other line; read as the difference from the line two "
-                     f"before (perflab.fio.clients.per_interval_hist)")
+        what = undone[0] if len(undone) == 1 else f"{len(undone)} logs"
+        notes.append(f"{what} of fio --client: each line held the counts since the start of every other line; "
+                     "read as the difference from the line two before")
     return HeatMap(edges, counts, acc.col_ms / 1000, acc.origin(), over, tuple(map(str, files)),
                    "hist", buckets.scale, exact_all, notes + acc.notes(), cap_ns=cap)
 
