@@ -193,6 +193,8 @@ def cmd_heatmap(m, args) -> int:
             raise ValueError("--row sets the height of an offset map's rows (bytes) or a subsecond map's "
                              "rows (ms): a latency map's rows are its buckets (--linear-us, or log-linear)")
         row = None if args.row is None else (int(args.row) if args.map == "offset" else int(args.row * 1_000_000))
+        if args.linear_us is not None and not args.linear_us * 1000 >= 1:
+            raise ValueError(f"--linear-us {args.linear_us:g}: a row at least 1 ns (0.001 us) wide")
         linear_ns = int(args.linear_us * 1000) if args.linear_us else None
         pcts = getattr(args, "percentiles", False)
         if pcts and (args.summary or args.map != "latency"):
@@ -230,6 +232,9 @@ def _heatmap_percentiles(args, linear_ns, row):
 
     b = command.build(args.logs, linear_ns=linear_ns, col_s=args.col, save=args.save, trace=args.trace,
                       what=args.map, by=args.by, row=row, units=(args.units_time, args.units_latency))
+    not_latency = sorted({m.y for m in b.maps.values()} - {"latency"})
+    if not_latency:   # a saved map of another kind: its rows are no latencies
+        raise ValueError(f"--percentiles draws latency percentiles: these maps' rows are {', '.join(not_latency)}")
     extra = {}
     if args.csv is not None:
         extra[model.percentiles_csv_path(args.csv)] = lambda tmp: model.write_percentiles_csv(tmp, b.maps, b.by)
@@ -253,6 +258,7 @@ def _window(text: str) -> tuple[float, float]:
 def _heatmap_follow(args) -> int:
     """`perflab heatmap FILE --follow`: the page's address first (stdout), the final map's size at the end."""
     from perflab.analysis.heatmap import command, live
+    from perflab.fio.logs import averaged_log
 
     from perflab.errors import Refused
 
@@ -274,6 +280,9 @@ def _heatmap_follow(args) -> int:
         raise Refused(f"{path}: not a file")
     if not path.parent.is_dir():
         raise Refused(f"{path}: its directory does not exist")
+    if not args.trace and path.is_file() and averaged_log(path):   # one written so far (an empty one cannot tell)
+        raise Refused(f"{path}: a log of fio's averages (log_avg_msec; block size 0 on every line): each line is an "
+                      "interval's mean, not one I/O's, so it makes no heat map")
 
     def said(url):
         print(f"perflab heatmap: following {path} at {url} "

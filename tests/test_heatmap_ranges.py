@@ -272,3 +272,30 @@ def test_cli_percentiles_csv(tmp_path, capsys):
     page = html.read_text()
     assert '"name":"p99.9"' in page and "at or above fio's histogram limit" in page
     assert cli.main(["heatmap", str(p), "--percentiles", "--summary"]) == 2
+
+
+def test_summary_names_fios_limit_for_the_top_bin(tmp_path, capsys):
+    p = tmp_path / "s_clat_hist.1.log"
+    write_hist_log(p, [(1000, 0, {700: 60, FIO_IO_U_PLAT_NR - 1: 3})])
+    assert cli.main(["heatmap", str(p), "--summary"]) == 0
+    out = capsys.readouterr().out
+    assert "3 I/Os at or above fio's histogram limit, 17 s, are in no mode" in out and "top bucket's edge" not in out
+
+
+def test_refusals_a_reviewer_found(tmp_path, capsys):
+    """--percentiles of a saved map whose rows are no latencies; --linear-us under 1 ns (it was read as 0, so
+    log-linear, in silence); --follow of a log of fio's averages (the plain command refuses it too)."""
+    lat = tmp_path / "a_clat.1.log"
+    write_lat_log(lat, np.arange(1000, 3000, 10), np.full(200, 50_000))
+    saved = tmp_path / "sub.npz"
+    assert cli.main(["heatmap", str(lat), "--map", "subsecond", "--save", str(saved)]) == 0
+    capsys.readouterr()
+    assert cli.main(["heatmap", str(saved), "--percentiles", "--csv", str(tmp_path / "x.csv")]) == 2
+    assert "rows are subsecond" in capsys.readouterr().err and not (tmp_path / "x.percentiles.csv").exists()
+    assert cli.main(["heatmap", str(lat), "--linear-us", "0.0001"]) == 2
+    assert "at least 1 ns" in capsys.readouterr().err
+    avg = tmp_path / "b_clat.1.log"
+    avg.write_text("".join(f"{1000 * i}, 150000, 0, 0, 0\n" for i in range(1, 20)))
+    for extra in ([], ["--follow", "--idle", "1"]):
+        assert cli.main(["heatmap", str(avg), *extra]) == 2
+        assert "a log of fio's averages" in capsys.readouterr().err

@@ -246,8 +246,10 @@ def _window_lines(hm: HeatMap, w: WindowModes) -> list[str]:
     body.append(f"columns with two modes or more: {w.columns_multimodal:,} of the {w.columns_enough:,} with "
                 f"{MIN_EVENTS:,} I/Os or more ({w.columns:,} columns of {hm.col_s:g} s)")
     if w.overflow:
-        body.append(f"{w.overflow:,} I/Os at or above {format_ns(int(hm.edges_ns[-1]))} (the top bucket's "
-                    f"edge) are in no mode, nor in the mean")
+        over = hm.overflow_from_ns()
+        where = (f"fio's histogram limit, {format_ns(over)}," if hm.cap_ns is not None and over < int(hm.edges_ns[-1])
+                 else f"{format_ns(over)} (the top bucket's edge)")
+        body.append(f"{w.overflow:,} I/Os at or above {where} are in no mode, nor in the mean")
     return lines + ["  " + ln for ln in body]
 
 
