@@ -195,8 +195,8 @@ def _mean_lines(m: Modes) -> list[str]:
     then, on a line of its own, how many of the I/Os lie near it (:attr:`Modes.mean_near_share`)."""
     from perflab.analysis.heatmap.modes import MEAN_CORE, NEAR_MEAN_OCTAVES
 
-    def ns(x: float) -> str:   # rounded to 3 figures first: 999,700 ns is "1 ms", not "1e+03 us"
-        return format_ns(int(float(f"{x:.3g}")))
+    def ns(x: float) -> str:
+        return format_ns(round(x))
 
     lo_q, hi_q = MEAN_CORE
     core = f"central {100 * (hi_q - lo_q):.0f}%"
@@ -247,7 +247,7 @@ def _window_lines(hm: HeatMap, w: WindowModes) -> list[str]:
                 f"{MIN_EVENTS:,} I/Os or more ({w.columns:,} columns of {hm.col_s:g} s)")
     if w.overflow:
         over = hm.overflow_from_ns()
-        where = (f"fio's histogram limit, {format_ns(over)}," if hm.cap_ns is not None and over < int(hm.edges_ns[-1])
+        where = (f"fio's histogram limit, {format_ns(over)}," if over < int(hm.edges_ns[-1])   # the cap, below the edge
                  else f"{format_ns(over)} (the top bucket's edge)")
         body.append(f"{w.overflow:,} I/Os at or above {where} are in no mode, nor in the mean")
     return lines + ["  " + ln for ln in body]

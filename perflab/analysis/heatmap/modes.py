@@ -313,11 +313,6 @@ def _interpolated_quantile(n: np.ndarray, edges: np.ndarray, a: int, b: int, q: 
     return lo + (hi - lo) * (part - before) / seg[i]
 
 
-def _interpolated_median(n: np.ndarray, edges: np.ndarray, a: int, b: int) -> float:
-    """The median of the events in buckets ``[a, b)``, uniform inside each bucket."""
-    return _interpolated_quantile(n, edges, a, b, 0.5)
-
-
 def _events_between(n: np.ndarray, edges: np.ndarray, x0: float, x1: float) -> float:
     """How many of the events lie in ``[x0, x1)``, uniform inside each bucket."""
     lo, hi = edges[:-1].astype(np.float64), edges[1:].astype(np.float64)
@@ -385,7 +380,7 @@ def _analyse(n: np.ndarray, s: np.ndarray, var: np.ndarray, sm: _Smoother) -> Mo
     modes = []
     for (a, b), p in zip(segs, peaks):
         modes.append(Mode(share=float(n[a:b].sum() / total), events=int(n[a:b].sum()),
-                          median_ns=float(_interpolated_median(n, edges, a, b)),
+                          median_ns=_interpolated_quantile(n, edges, a, b, 0.5),
                           lo_ns=int(edges[a]), hi_ns=int(edges[b]), peak_ns=float(2 ** sm.centre[p]),
                           core_lo_ns=_interpolated_quantile(n, edges, a, b, MEAN_CORE[0]),
                           core_hi_ns=_interpolated_quantile(n, edges, a, b, MEAN_CORE[1])))
