@@ -98,9 +98,14 @@ def test_heatmap_and_compare_work_without_the_repository(installed):
         assert r.returncode == 0, r.stderr
         assert "I/Os in" in r.stderr
     assert "plotly" in (cwd / "ref.html").read_text()[:200_000].lower()
+    logs = sorted((ref / "fio").glob("*_clat_hist.*.log*"))
+    r = _sh([exe, "heatmap", *logs, "--summary"], cwd, env=env)   # the mode pass, from the wheel alone
+    assert r.returncode == 0 and "2 modes" in r.stdout and "lies in neither mode" in r.stdout, r.stdout + r.stderr
+    r = _sh([exe, "heatmap", *logs, "--percentiles", "--csv", "p.csv"], cwd, env=env)
+    assert r.returncode == 0 and (cwd / "p.percentiles.csv").read_text().startswith("second,events,overflow,p50_ns")
     r = _sh([exe, "compare", "ref.npz", "rep2.npz", "--noise", "ref.npz", "rep2.npz", "rep3.npz"], cwd, env=env)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "same within noise" in r.stdout
+    assert "same within noise" in r.stdout and "modes: A has 2, B has 2" in r.stdout
     # a lab's name means its reference, which only the repository has: refused in one line
     r = _sh([exe, "compare", "heatmaps", "rep2.npz"], cwd, env=env)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
